@@ -1,0 +1,186 @@
+"""Exact Kubernetes resource quantities (`resource.Quantity`), without floats.
+
+A quantity is an exact rational number (rounded up to nano precision on parse, as Kubernetes does)
+plus the *format* it was written in, which only matters for printing canonically.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import total_ordering
+
+BINARY_SI = "BinarySI"
+DECIMAL_SI = "DecimalSI"
+DECIMAL_EXPONENT = "DecimalExponent"
+
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_DECIMAL_SUFFIX_BY_EXP = {v: k for k, v in _DECIMAL.items()}
+
+_QUANTITY_RE = re.compile(
+    r"^(?P<sign>[+-])?(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?:(?P<bin>Ki|Mi|Gi|Ti|Pi|Ei)|[eE](?P<exp>[+-]?[0-9]+)|(?P<dec>[numkMGTPE]?))$"
+)
+
+_NANO = Fraction(1, 10**9)
+# Kubernetes caps exponents it will materialise; anything beyond is out of range for an int64
+# anyway, and a bound keeps hostile input ("1e999999999") from allocating huge integers.
+_MAX_EXPONENT = 100
+
+
+class QuantityError(ValueError):
+    pass
+
+
+def _round_up_to_nano(value: Fraction) -> Fraction:
+    scaled = value / _NANO
+    if scaled.denominator == 1:
+        return value
+    # Kubernetes rounds away from zero when precision is lost.
+    n = -((-abs(scaled.numerator)) // scaled.denominator)
+    return Fraction(n if value >= 0 else -n) * _NANO
+
+
+@total_ordering
+class Quantity:
+    """An exact quantity. Compares and hashes by numeric value only."""
+
+    __slots__ = ("value", "format")
+
+    def __init__(self, value: Fraction | int, format: str = DECIMAL_SI):
+        self.value = Fraction(value)
+        self.format = format
+
+    @classmethod
+    def parse(cls, text: str) -> "Quantity":
+        if not isinstance(text, str):
+            if isinstance(text, bool):
+                raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
+            if isinstance(text, int):
+                return cls(text, DECIMAL_SI)
+            raise QuantityError(f"quantities must match the regular expression "
+                                f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        m = _QUANTITY_RE.match(text.strip() if text != text.strip() else text)
+        if not m or text != text.strip():
+            raise QuantityError("quantities must match the regular expression "
+                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        num = Fraction(m.group("num"))
+        if m.group("sign") == "-":
+            num = -num
+        if m.group("bin"):
+            value, fmt = num * (2 ** _BINARY[m.group("bin")]), BINARY_SI
+        elif m.group("exp") is not None:
+            exp = int(m.group("exp"))
+            if abs(exp) > _MAX_EXPONENT:
+                raise QuantityError("quantity exponent out of range")
+            value, fmt = num * Fraction(10) ** exp, DECIMAL_EXPONENT
+        else:
+            value, fmt = num * Fraction(10) ** _DECIMAL[m.group("dec") or ""], DECIMAL_SI
+        return cls(_round_up_to_nano(value), fmt)
+
+    @classmethod
+    def is_valid(cls, text: str) -> bool:
+        try:
+            cls.parse(text)
+            return True
+        except QuantityError:
+            return False
+
+    # -- arithmetic ---------------------------------------------------------------------
+    def __add__(self, other: "Quantity | int") -> "Quantity":
+        o = other.value if isinstance(other, Quantity) else Fraction(other)
+        return Quantity(self.value + o, self.format)
+
+    def __sub__(self, other: "Quantity | int") -> "Quantity":
+        o = other.value if isinstance(other, Quantity) else Fraction(other)
+        return Quantity(self.value - o, self.format)
+
+    def __neg__(self) -> "Quantity":
+        return Quantity(-self.value, self.format)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Quantity):
+            return self.value == other.value
+        return NotImplemented
+
+    def __lt__(self, other: "Quantity") -> bool:
+        if isinstance(other, Quantity):
+            return self.value < other.value
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def cmp(self, other: "Quantity") -> int:
+        return (self.value > other.value) - (self.value < other.value)
+
+    def sign(self) -> int:
+        return (self.value > 0) - (self.value < 0)
+
+    def is_zero(self) -> bool:
+        return self.value == 0
+
+    def is_integer(self) -> bool:
+        return self.value.denominator == 1
+
+    def ceil_int(self) -> int:
+        """Kubernetes `Value()`: the integer value, rounded up away from zero."""
+        v = self.value
+        if v.denominator == 1:
+            return v.numerator
+        q = -((-abs(v.numerator)) // v.denominator)
+        return q if v > 0 else -q
+
+    def milli_value(self) -> int:
+        return Quantity(self.value * 1000).ceil_int()
+
+    # -- formatting ---------------------------------------------------------------------
+    def canonical(self) -> str:
+        """The canonical string Kubernetes prints (Quantity.String())."""
+        v = self.value
+        if v == 0:
+            return "0"
+        if self.format == BINARY_SI and abs(v) >= 1024 and v.denominator == 1:
+            n, exp = v.numerator, 0
+            while n % 1024 == 0 and exp < 60:
+                n //= 1024
+                exp += 10
+            if exp:
+                suffix = {10 * i: s for i, s in enumerate(["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"])}[exp]
+                return f"{n}{suffix}"
+        return _format_decimal(v, exponent_form=self.format == DECIMAL_EXPONENT)
+
+    def __str__(self) -> str:
+        return self.canonical()
+
+    def __repr__(self) -> str:
+        return f"Quantity({self.canonical()!r})"
+
+
+def _format_decimal(v: Fraction, exponent_form: bool) -> str:
+    # Represent v as mantissa * 10^exp with integer mantissa (v has at most nano precision).
+    exp = 0
+    while v.denominator != 1:
+        v *= 10
+        exp -= 1
+    mantissa = v.numerator
+    while mantissa != 0 and mantissa % 10 == 0:
+        mantissa //= 10
+        exp += 1
+    # Lower the exponent to a multiple of 3 (SI suffixes step by 1000).
+    while exp % 3 != 0:
+        mantissa *= 10
+        exp -= 1
+    if exponent_form:
+        return f"{mantissa}" if exp == 0 else f"{mantissa}e{exp}"
+    if exp > 18:
+        mantissa *= 10 ** (exp - 18)
+        exp = 18
+    if exp < -9:  # cannot happen after nano rounding; keep it total
+        return f"{mantissa}e{exp}"
+    return f"{mantissa}{_DECIMAL_SUFFIX_BY_EXP[exp]}"
+
+
+def parse_quantity(text: str) -> Quantity:
+    return Quantity.parse(text)
