@@ -1,0 +1,94 @@
+"""Consumable capacity: request policies, the capacity check and consumed amounts
+(allocator-semantics §7)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Mapping
+
+from dractl.api.quantity import BINARY_SI, Quantity
+from dractl.api.resource import CapacityRequestPolicy, DeviceCapacity, Device
+
+_EMPTY: Mapping = {}
+
+
+def _same_representation(a: Quantity, b: Quantity) -> bool:
+    # Upstream compares the Go structs; the closest observable equivalent is value and format.
+    return a.value == b.value and a.format == b.format
+
+
+def consumed_amount(requested: Quantity | None, cap: DeviceCapacity) -> Quantity:
+    """What one allocation consumes of one capacity (§7.3)."""
+    policy = cap.request_policy
+    if requested is None:
+        if policy is not None and policy.default is not None:
+            return policy.default
+        return cap.value
+    if policy is None:
+        return requested
+    rng = policy.valid_range
+    if rng is not None and rng.min is not None:
+        if requested < rng.min:
+            return rng.min
+        if rng.step is None:
+            return requested
+        v, lo, step = requested.ceil_int(), rng.min.ceil_int(), rng.step.ceil_int()
+        if step <= 0:
+            return requested
+        # requested >= min, so added >= 0: n = ceil(added / step) on integers.
+        n = -(-(v - lo) // step)
+        return Quantity(lo + step * n, BINARY_SI)
+    if policy.valid_values is not None:
+        for valid in policy.valid_values:
+            if requested <= valid:
+                return valid
+        return requested
+    return requested
+
+
+def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None) -> bool:
+    if policy is None:
+        return False
+    if policy.default is not None and _same_representation(amount, policy.default):
+        return False
+    rng = policy.valid_range
+    if rng is not None:
+        if rng.max is not None and amount > rng.max:
+            return True
+        if rng.step is not None:
+            step = rng.step.ceil_int()
+            if step > 0:
+                lo = rng.min.ceil_int() if rng.min is not None else 0
+                return (amount.ceil_int() - lo) % step != 0
+            lo_v = rng.min.value if rng.min is not None else Fraction(0)
+            return rng.step.value != 0 and ((amount.value - lo_v) / rng.step.value).denominator != 1
+        return False
+    if policy.valid_values:
+        return not any(amount == v for v in policy.valid_values)
+    return False
+
+
+def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
+                  committed: Mapping[str, Fraction] | None, inflight: Mapping[str, Fraction] | None) -> bool:
+    """The capacity check of §7.2: False when a requested capacity is not defined on the device,
+    an amount violates the device's request policy, or it does not fit next to what is consumed."""
+    caps = device.capacities
+    if requests:
+        for name in requests:
+            if name not in caps:
+                return False
+    committed = committed or _EMPTY
+    inflight = inflight or _EMPTY
+    for name, cap in caps.items():
+        amount = consumed_amount(requests.get(name) if requests else None, cap)
+        if violates_policy(amount, cap.request_policy):
+            return False
+        if committed.get(name, 0) + amount.value + inflight.get(name, 0) > cap.value.value:
+            return False
+    return True
+
+
+def consumed_capacity(requests: Mapping[str, Quantity] | None, device: Device) -> dict[str, Quantity]:
+    """consumedCapacity recorded for a share: every capacity of the device (§7.4)."""
+    return {name: consumed_amount(requests.get(name) if requests else None, cap)
+            for name, cap in device.capacities.items()}

@@ -1,0 +1,99 @@
+"""The `dractl` command: option parsing, dispatch, exit codes. No decisions are made here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import typer
+
+from dractl import __version__
+from dractl.cli import common
+from dractl.cli.validate_cmd import validate
+
+app = typer.Typer(
+    name="dractl",
+    help="Validate Kubernetes Dynamic Resource Allocation (DRA) manifests and dry-run their "
+         "scheduling offline, with the same decisions as kube-scheduler.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"dractl {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Optional[bool] = typer.Option(None, "--version", callback=_version_callback,
+                                           is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Validate Kubernetes DRA manifests and dry-run their scheduling offline."""
+
+
+app.command("validate")(validate)
+
+
+@app.command("codes")
+def codes() -> None:
+    """List every finding code dractl can report, with its severity and meaning."""
+    from dractl.report.codes import load_all_codes
+
+    for row in load_all_codes():
+        typer.echo(f"{row.code}  {row.severity:<7}  {row.origin:<9}  {row.summary}")
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the version."""
+    typer.echo(f"dractl {__version__}")
+
+
+def main() -> None:
+    """Console entry point: no Python traceback ever reaches a user (unless --debug)."""
+    debug = "--debug" in sys.argv[1:] or os.environ.get("DRACTL_DEBUG") == "1"
+    try:
+        # Standalone mode: the CLI library reports usage errors itself (exit status 2) and turns
+        # typer.Exit into SystemExit with our status.
+        app()
+    except common.UsageError as exc:
+        typer.echo(f"dractl: {exc}", err=True)
+        sys.exit(2)
+    except SystemExit as exc:
+        _flush_quietly()
+        raise exc
+    except BrokenPipeError:
+        _silence_broken_pipe()
+    except KeyboardInterrupt:
+        typer.echo("dractl: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - last line of defence
+        if debug:
+            raise
+        typer.echo(f"dractl: internal error: {type(exc).__name__}: {exc} "
+                   "(run with --debug for details, and please report it)", err=True)
+        sys.exit(2)
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_broken_pipe()
+
+
+def _silence_broken_pipe() -> None:
+    # The reader went away (e.g. `| head -1`): exit quietly, and stop Python from
+    # complaining again when it flushes stdout at shutdown.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+    sys.exit(0)

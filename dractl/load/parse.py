@@ -1,0 +1,330 @@
+"""Bytes of one source -> Documents and loader findings. Never raises on user input."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from dractl.load.document import Document
+from dractl.load.limits import DEFAULT_LIMITS, Limits
+from dractl.load.positions import PositionIndex
+from dractl.load.yamlsafe import ManifestLoader
+from dractl.validate.findings import ERROR, WARNING, Finding, register
+
+C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
+C_NOT_MAPPING = register("DRA0002", ERROR, "a document is not a mapping (object)", "loader")
+C_NO_TYPE = register("DRA0003", ERROR, "a document has no apiVersion or kind", "loader")
+C_UNKNOWN_KIND = register("DRA0004", WARNING, "a kind dractl does not read; the document is skipped",
+                          "loader")
+C_DUPLICATE = register("DRA0005", ERROR, "a mapping repeats a key", "loader")
+C_ENCODING = register("DRA0006", ERROR, "the file is not valid UTF-8 (or UTF-16/32 with a BOM)",
+                      "loader")
+C_EMPTY = register("DRA0007", WARNING, "the file holds no documents", "loader")
+C_BINARY = register("DRA0008", ERROR, "the file is binary, not YAML or JSON", "loader")
+C_TOO_LARGE = register("DRA0009", ERROR, "the file is over the size limit (--max-file-size)", "loader")
+C_ALIASES = register("DRA0010", ERROR, "YAML aliases expand to an excessive size (alias bomb)",
+                     "loader")
+C_DEPTH = register("DRA0011", ERROR, "the document nests deeper than the limit", "loader")
+C_IO = register("DRA0012", ERROR, "a path cannot be read", "loader")
+C_SKIPPED = register("DRA0013", WARNING, "a path is not a regular file or directory, or a symlink "
+                     "loop; skipped", "loader")
+C_LIST_ITEM = register("DRA0014", ERROR, "an item of a List is not a mapping", "loader")
+
+_DOC_START = re.compile(r"^---(?:[ \t].*)?$", re.M)
+
+
+@dataclass
+class ParsedSource:
+    name: str
+    documents: list[Document] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    raw_documents: int = 0  # documents read, including ones that were skipped or broken
+
+
+def parse_source(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> ParsedSource:
+    out = ParsedSource(name)
+
+    def problem(code, severity, message, line=0, column=0):
+        out.findings.append(Finding(severity, code, message, file=name, line=line, column=column))
+
+    text = _decode(data, name, problem)
+    if text is None:
+        return out
+    if not text.strip():
+        problem(C_EMPTY, WARNING, "file holds no documents")
+        return out
+    bound = _nesting_bound(text)
+    if bound > limits.max_depth * 20:
+        depth = _flow_depth(text)
+        if depth > limits.max_depth or _max_indent(text) > limits.max_depth * 20:
+            problem(C_DEPTH, ERROR, f"nesting is deeper than the limit of {limits.max_depth} levels; "
+                    "file not parsed")
+            return out
+    if name.endswith(".json") or text.lstrip()[:1] in ("{", "["):
+        if _parse_json(text, out, limits):
+            return out
+        # Not JSON after all (e.g. a YAML flow mapping spread over documents): read it as YAML.
+        out.findings.clear()
+    _parse_yaml(text, out, limits)
+    if out.raw_documents == 0 and not out.findings:
+        problem(C_EMPTY, WARNING, "file holds no documents")
+    return out
+
+
+def _decode(data: bytes, name: str, problem) -> str | None:
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                       (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(codec)
+            except UnicodeDecodeError as exc:
+                problem(C_ENCODING, ERROR, f"not valid {codec.upper()}: {exc.reason}")
+                return None
+    if b"\x00" in data[:8192] or b"\x00" in data:
+        problem(C_BINARY, ERROR, "file contains NUL bytes: binary, not YAML or JSON")
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        problem(C_ENCODING, ERROR, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset "
+                f"{exc.start}", line, column)
+        return None
+    return text
+
+
+def _nesting_bound(text: str) -> int:
+    """A cheap upper bound of the nesting depth: flow brackets plus the longest line."""
+    longest = max((len(line) for line in text.split("\n")), default=0)
+    return text.count("[") + text.count("{") + longest
+
+
+_FLOW_TOKENS = re.compile(r"""[\[\]{}]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|#[^\n]*""")
+
+
+def _flow_depth(text: str) -> int:
+    depth = deepest = 0
+    for m in _FLOW_TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _max_indent(text: str) -> int:
+    return max((len(line) - len(line.lstrip(" -")) for line in text.split("\n")), default=0)
+
+
+def _check_shape(value, limits: Limits) -> str | None:
+    """Walk a loaded document once: depth and alias-expanded size. Returns a problem or None."""
+    sizes: dict[int, int] = {}
+    # Iterative post-order walk; shared (aliased) containers are sized once and counted per use.
+    stack: list[tuple[object, int, bool]] = [(value, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if depth > limits.max_depth:
+            return f"nesting is deeper than the limit of {limits.max_depth} levels"
+        key = id(node)
+        if done:
+            children = node.values() if isinstance(node, dict) else node
+            total = 1
+            for child in children:
+                total += sizes.get(id(child), 1) if isinstance(child, (dict, list)) else 1
+            sizes[key] = total
+            if total > limits.max_expanded_nodes:
+                return (f"aliases expand the document to more than {limits.max_expanded_nodes} "
+                        "nodes (excessive aliasing)")
+            continue
+        if key in sizes:
+            continue
+        stack.append((node, depth, True))
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, (dict, list)) and id(child) not in sizes:
+                stack.append((child, depth + 1, False))
+    return None
+
+
+def _add_document(out: ParsedSource, value, positions: PositionIndex, index: int,
+                  line: int, column: int, limits: Limits, check_shape: bool) -> None:
+    out.raw_documents += 1
+    name = out.name
+    if value is None:
+        out.raw_documents -= 1  # an empty document between separators is not a document
+        return
+    if check_shape:
+        shape = _check_shape(value, limits) if isinstance(value, (dict, list)) else None
+        if shape:
+            code = C_ALIASES if "alias" in shape else C_DEPTH
+            out.findings.append(Finding(ERROR, code, shape, file=name, line=line, column=column))
+            return
+    if not isinstance(value, dict):
+        out.findings.append(Finding(ERROR, C_NOT_MAPPING,
+                                    f"document is a {_type_name(value)}, not a mapping",
+                                    file=name, line=line, column=column))
+        return
+    doc = Document(value, name, index, line, column, (), positions)
+    kind = value.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(value.get("items"), list):
+        _add_list_items(out, doc, limits)
+        return
+    out.documents.append(doc)
+
+
+def _add_list_items(out: ParsedSource, list_doc: Document, limits: Limits) -> None:
+    kind = list_doc.kind
+    api_version = list_doc.api_version
+    item_kind = kind[:-4] if kind != "List" else ""
+    for i, item in enumerate(list_doc.data["items"]):
+        line, column = list_doc.locate(("items", i)) if not isinstance(item, dict) else (0, 0)
+        if not isinstance(item, dict):
+            out.findings.append(Finding(ERROR, C_LIST_ITEM, f"item is a {_type_name(item)}, not a "
+                                        "mapping", ("items", i), out.name, line, column,
+                                        api_version, kind))
+            continue
+        if item_kind:  # typed lists from the API omit the items' apiVersion/kind
+            item.setdefault("kind", item_kind)
+            item.setdefault("apiVersion", api_version)
+        doc = Document(item, out.name, list_doc.index, list_doc.line, list_doc.column,
+                       ("items", i), list_doc.positions)
+        out.documents.append(doc)
+
+
+def _type_name(value) -> str:
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, list):
+        return "list"
+    return type(value).__name__
+
+
+# ---- JSON -------------------------------------------------------------------------------------
+class _JsonDuplicate(Exception):
+    pass
+
+
+def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
+    duplicates: list[str] = []
+
+    def pairs(items):
+        obj = {}
+        for k, v in items:
+            if k in obj:
+                duplicates.append(k)
+            obj[k] = v
+        return obj
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs)
+    except RecursionError:
+        out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to parse", file=out.name,
+                                    line=1, column=1))
+        return True
+    except json.JSONDecodeError as exc:
+        if out.name.endswith(".json"):
+            out.findings.append(Finding(ERROR, C_SYNTAX, f"invalid JSON: {exc.msg}", file=out.name,
+                                        line=exc.lineno, column=exc.colno))
+            return True
+        return False
+    positions = PositionIndex(text)
+    for key in duplicates:
+        out.findings.append(Finding(ERROR, C_DUPLICATE, f'duplicate field "{key}"', file=out.name,
+                                    line=1, column=1))
+    _add_document(out, value, positions, 0, 1, 1, limits, check_shape=True)
+    return True
+
+
+# ---- YAML -------------------------------------------------------------------------------------
+def _parse_yaml(text: str, out: ParsedSource, limits: Limits) -> None:
+    offset = 0
+    segment = text
+    while True:
+        error_line = _parse_yaml_segment(segment, offset, out, limits)
+        if error_line is None:
+            return
+        # Recover: continue with the next document separator after the error.
+        rest_start = _next_document_start(segment, error_line - offset)
+        if rest_start is None:
+            return
+        lines = segment.split("\n")
+        offset += rest_start
+        segment = "\n".join(lines[rest_start:])
+
+
+def _next_document_start(segment: str, error_line0: int) -> int | None:
+    lines = segment.split("\n")
+    for i in range(max(error_line0, 1), len(lines)):
+        if _DOC_START.match(lines[i]):
+            return i
+    return None
+
+
+def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Limits) -> int | None:
+    """Parse one segment; returns the absolute 0-based line of a syntax error, or None."""
+    positions = PositionIndex(segment, offset)
+    loader = ManifestLoader(segment)
+    index = 0
+    try:
+        while True:
+            try:
+                if not loader.check_node():
+                    return None
+                node = loader.get_node()
+            except yaml.MarkedYAMLError as exc:
+                mark = exc.problem_mark or exc.context_mark
+                line = (mark.line if mark else 0) + offset
+                column = (mark.column + 1) if mark else 1
+                problem = exc.problem or "syntax error"
+                context = f" ({exc.context})" if exc.context else ""
+                out.findings.append(Finding(ERROR, C_SYNTAX, f"{problem}{context}", file=out.name,
+                                            line=line + 1, column=column))
+                out.raw_documents += 1
+                return line
+            except yaml.YAMLError as exc:
+                out.findings.append(Finding(ERROR, C_SYNTAX, str(exc).splitlines()[0],
+                                            file=out.name, line=offset + 1, column=1))
+                return offset
+            line = node.start_mark.line + 1 + offset
+            column = node.start_mark.column + 1
+            before = len(loader.duplicates)
+            loader.alias_uses = 0
+            try:
+                value = loader.construct_document(node)
+            except RecursionError:
+                out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to read",
+                                            file=out.name, line=line, column=column))
+                out.raw_documents += 1
+                index += 1
+                continue
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                out.findings.append(Finding(
+                    ERROR, C_SYNTAX, getattr(exc, "problem", None) or str(exc).splitlines()[0],
+                    file=out.name, line=(mark.line + 1 + offset) if mark else line,
+                    column=(mark.column + 1) if mark else column))
+                out.raw_documents += 1
+                index += 1
+                continue
+            for dup in loader.duplicates[before:]:
+                out.findings.append(Finding(
+                    ERROR, C_DUPLICATE, f'duplicate field "{dup.key}" (first set on line '
+                    f'{dup.first_line + offset})', file=out.name, line=dup.line + offset,
+                    column=dup.column))
+            _add_document(out, value, positions, index, line, column, limits,
+                          check_shape=True)
+            index += 1
+    finally:
+        loader.dispose()

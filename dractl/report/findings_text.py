@@ -1,0 +1,50 @@
+"""Human-readable findings: `file:line:column  CODE  severity  field: message`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from dractl.report.sanitize import safe_line
+from dractl.validate.findings import ERROR, WARNING, Finding
+
+_STYLE = {ERROR: "bold red", WARNING: "yellow"}
+
+
+def finding_line(f: Finding) -> Text:
+    where = safe_line(f.file or "<input>")
+    if f.line:
+        where += f":{f.line}:{f.column}"
+    text = Text()
+    text.append(where, style="bold")
+    text.append("  ")
+    text.append(f.code, style="cyan")
+    text.append("  ")
+    text.append(f"{f.severity:<7}", style=_STYLE.get(f.severity, ""))
+    text.append("  ")
+    field = f.field
+    text.append(safe_line(f"{field}: {f.message}" if field else f.message))
+    if f.kind:
+        obj = f"{f.namespace}/{f.name}" if f.namespace else f.name
+        text.append(safe_line(f"  ({f.kind} {obj})".rstrip()), style="dim")
+    return text
+
+
+def summary_line(files: int, documents: int, errors: int, warnings: int) -> Text:
+    text = Text()
+    text.append(f"{files} file{'s' * (files != 1)}, {documents} document{'s' * (documents != 1)}: ")
+    text.append(f"{errors} error{'s' * (errors != 1)}", style="bold red" if errors else "green")
+    text.append(", ")
+    text.append(f"{warnings} warning{'s' * (warnings != 1)}", style="yellow" if warnings else "")
+    return text
+
+
+def print_findings(console: Console, findings: list[Finding], *, quiet: bool = False) -> None:
+    last_file = None
+    for f in findings:
+        if quiet and f.severity != ERROR:
+            continue
+        if last_file is not None and f.file != last_file:
+            console.print()
+        last_file = f.file
+        console.print(finding_line(f), soft_wrap=True)

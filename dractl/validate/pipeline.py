@@ -1,0 +1,120 @@
+"""The validate stage: schema -> API-server rules -> cross-object references, over all documents.
+
+Every check runs per document and never raises: a bug in one rule becomes an internal-error
+finding for that document, and the other documents are still checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from dractl.api.versions import FeatureGates
+from dractl.load.document import Document
+from dractl.load.loader import LoadResult
+from dractl.validate.findings import ERROR, WARNING, Finding, register
+
+C_NOT_SERVED = register("DRA0105", ERROR,
+                        "the apiVersion of a kind is not served by the selected Kubernetes version",
+                        "schema")
+C_INTERNAL = register("DRA0999", ERROR, "internal error in a dractl check (please report it)",
+                      "dractl")
+
+
+@dataclass
+class Validated:
+    """Documents that passed loading, with their findings, ready for the next stages."""
+
+    documents: list[Document] = field(default_factory=list)   # known kinds, served, in input order
+    findings: list[Finding] = field(default_factory=list)
+    invalid: set[int] = field(default_factory=set)             # id() of documents with errors
+    files: int = 0
+    documents_read: int = 0
+
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == ERROR)
+
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == WARNING)
+
+
+def validate_documents(load: LoadResult, gates: FeatureGates, *,
+                       ignore: Iterable[str] = (), refs: bool = True) -> Validated:
+    from dractl.validate.schema import SchemaSet  # heavy: schemas load lazily per kind
+    from dractl.validate.rules import RuleContext, check_document
+
+    schemas = SchemaSet.for_version(gates.version)
+    ctx = RuleContext(gates=gates, kube_version=gates.version)
+    out = Validated(files=load.files, documents_read=load.documents_read)
+    ignored = set(ignore)
+    out.findings.extend(f for f in load.findings if f.code not in ignored)
+
+    for doc in load.documents:
+        found: list[Finding] = []
+        api_version, kind = doc.data.get("apiVersion"), doc.data.get("kind")
+        if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
+            missing = [n for n, v in (("apiVersion", api_version), ("kind", kind))
+                       if not isinstance(v, str) or not v]
+            found.append(Finding(ERROR, "DRA0003", f"{' and '.join(missing)} not set; document "
+                                 "skipped", (missing[0],)))
+            _emit(out, doc, found, ignored)
+            continue
+        status = schemas.lookup(api_version, kind)
+        if status == "unknown":
+            found.append(Finding(WARNING, "DRA0004", f"dractl does not read kind {kind} "
+                                 f"({api_version}); skipped", ("kind",)))
+            _emit(out, doc, found, ignored)
+            continue
+        if status == "not-served":
+            serving = schemas.versions_serving(api_version, kind)
+            where = (f"served by Kubernetes {', '.join(serving)}" if serving
+                     else "not served by any Kubernetes version dractl knows")
+            found.append(Finding(ERROR, C_NOT_SERVED, f"{api_version} {kind} is not served by "
+                                 f"Kubernetes {gates.version} ({where}); use --kube-version "
+                                 "or convert the manifest", ("apiVersion",)))
+            _emit(out, doc, found, ignored)
+            continue
+        found.extend(_guarded("schema", doc, lambda: schemas.validate(doc.data)))
+        found.extend(_guarded("rules", doc, lambda: check_document(doc.data, ctx)))
+        out.documents.append(doc)
+        _emit(out, doc, found, ignored)
+
+    if refs:
+        from dractl.validate.refs import check_references
+        try:
+            pairs = check_references([d.data for d in out.documents], ctx)
+        except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
+            pairs = [(0, _internal("references", exc))] if out.documents else []
+        by_doc: dict[int, list[Finding]] = {}
+        for index, finding in pairs:
+            by_doc.setdefault(index, []).append(finding)
+        for index, found in by_doc.items():
+            _emit(out, out.documents[index], found, ignored)
+    out.findings.sort(key=Finding.sort_key)
+    return out
+
+
+def _guarded(stage: str, doc: Document, check) -> list[Finding]:
+    try:
+        return list(check())
+    except RecursionError:
+        return [Finding(ERROR, "DRA0011", "document nests too deeply to check")]
+    except Exception as exc:  # noqa: BLE001
+        return [_internal(stage, exc)]
+
+
+def _internal(stage: str, exc: BaseException) -> Finding:
+    return Finding(ERROR, C_INTERNAL, f"internal error in the {stage} check: "
+                   f"{type(exc).__name__}: {exc}")
+
+
+def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]) -> None:
+    for f in found:
+        if f.code in ignored:
+            continue
+        line, column = doc.locate(f.path)
+        out.findings.append(f.located(
+            file=doc.file, line=line, column=column, api_version=doc.api_version, kind=doc.kind,
+            namespace=doc.namespace, name=doc.name))
+        if f.severity == ERROR:
+            out.invalid.add(id(doc))

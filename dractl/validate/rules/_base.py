@@ -1,0 +1,220 @@
+"""Shared machinery of the API-server rules: the finding collector and the error wording.
+
+Messages follow apimachinery's field errors (`<Type>[: <value>][: <detail>]`), without the field
+path, which the report prefixes. Values render like the API server renders them: integers, floats
+and booleans bare, strings double-quoted, everything else as compact JSON (`null` for nil).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable
+
+from dractl.validate.findings import CODES, ERROR, Finding, render_path
+
+# Single place for the `Too long` detail: apimachinery changed it across releases
+# ("must have at most N bytes" before, "may not be more than N bytes" now).
+TOO_LONG_DETAIL = "may not be more than {n} bytes"
+
+
+class _Bad:
+    """Marker for "present but of the wrong type": rules skip it, the schema check reports it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "BAD"
+
+
+BAD: Any = _Bad()
+
+
+# -- value access -----------------------------------------------------------------------------
+
+def get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
+def get_str(obj: Any, key: str, default: str = "") -> Any:
+    """A string field with Go semantics: absent or null is "" (the default); wrong type is BAD."""
+    value = get(obj, key)
+    if value is None:
+        return default
+    return value if isinstance(value, str) else BAD
+
+
+def get_opt_str(obj: Any, key: str) -> Any:
+    """A *string field: None when absent or null, BAD when not a string."""
+    value = get(obj, key)
+    if value is None:
+        return None
+    return value if isinstance(value, str) else BAD
+
+
+def get_list(obj: Any, key: str) -> Any:
+    """A list field: [] when absent or null, BAD when not a list."""
+    value = get(obj, key)
+    if value is None:
+        return []
+    return value if isinstance(value, list) else BAD
+
+
+def get_opt_list(obj: Any, key: str) -> Any:
+    """A list field where nil and empty differ: None when absent or null."""
+    value = get(obj, key)
+    if value is None:
+        return None
+    return value if isinstance(value, list) else BAD
+
+
+def get_map(obj: Any, key: str) -> Any:
+    """A map field: {} when absent or null, BAD when not a map."""
+    value = get(obj, key)
+    if value is None:
+        return {}
+    return value if isinstance(value, dict) else BAD
+
+
+def get_obj(obj: Any, key: str) -> Any:
+    """A pointer-to-struct field: None when absent or null, BAD when not a map."""
+    value = get(obj, key)
+    if value is None:
+        return None
+    return value if isinstance(value, dict) else BAD
+
+
+def get_int(obj: Any, key: str, default: int | None = 0) -> Any:
+    value = get(obj, key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        return BAD
+    return value
+
+
+def get_bool(obj: Any, key: str) -> Any:
+    """A *bool field: None when absent or null, BAD when not a boolean."""
+    value = get(obj, key)
+    if value is None:
+        return None
+    return value if isinstance(value, bool) else BAD
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# -- message wording --------------------------------------------------------------------------
+
+def render_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    try:
+        return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False,
+                          default=str)
+    except (TypeError, ValueError):
+        return go_quote(str(value))
+
+
+def go_quote(text: str) -> str:
+    """Go's %q for the common cases: JSON string escaping, non-ASCII kept."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _with_detail(head: str, detail: str) -> str:
+    return f"{head}: {detail}" if detail else head
+
+
+def required(detail: str = "") -> str:
+    return _with_detail("Required value", detail)
+
+
+def invalid(value: Any, detail: str = "") -> str:
+    return _with_detail(f"Invalid value: {render_value(value)}", detail)
+
+
+def unsupported(value: Any, supported: Iterable[str]) -> str:
+    quoted = ", ".join(go_quote(s) for s in supported)
+    return _with_detail(f"Unsupported value: {render_value(value)}",
+                        f"supported values: {quoted}" if quoted else "")
+
+
+def duplicate(value: Any) -> str:
+    return f"Duplicate value: {render_value(value)}"
+
+
+def not_found(value: Any, detail: str = "") -> str:
+    return _with_detail(f"Not found: {render_value(value)}", detail)
+
+
+def forbidden(detail: str = "") -> str:
+    return _with_detail("Forbidden", detail)
+
+
+def too_long(max_len: int) -> str:
+    detail = TOO_LONG_DETAIL.format(n=max_len)
+    if max_len == 1:
+        detail = detail.replace("bytes", "byte")
+    return f"Too long: {detail}"
+
+
+def too_many(count: int, max_count: int) -> str:
+    return f"Too many: {count}: must have at most {max_count} item{'' if max_count == 1 else 's'}"
+
+
+def internal(detail: str) -> str:
+    return _with_detail("Internal error", detail)
+
+
+# -- collecting findings ------------------------------------------------------------------------
+
+class Emitter:
+    """Collects findings of one document; maps v1 paths back to the paths the user wrote."""
+
+    def __init__(self, ctx: Any, original_path: Callable[[tuple], tuple] | None = None):
+        self.ctx = ctx
+        self.findings: list[Finding] = []
+        self._original_path = original_path
+
+    @property
+    def gates(self):
+        return self.ctx.gates
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return version_tuple(self.ctx.kube_version)
+
+    def at_least(self, minor: int) -> bool:
+        """True when the target Kubernetes version is 1.<minor> or newer."""
+        return self.version >= (1, minor)
+
+    def add(self, code: str, message: str, path: Iterable, severity: str | None = None) -> None:
+        path = tuple(path)
+        if severity is None:
+            doc = CODES.get(code)
+            severity = doc.severity if doc else ERROR
+        if self._original_path is not None:
+            original = self._original_path(path)
+            if original != path:
+                message = f"{message} (v1 field: {render_path(path)})"
+                path = original
+        self.findings.append(Finding(severity, code, message, path))
+
+
+def version_tuple(version: str) -> tuple[int, int]:
+    try:
+        major, minor = str(version).split(".")[:2]
+        return int(major), int(minor)
+    except (ValueError, TypeError):
+        return (1, 99)
+
+
+def uniq_sorted_keys(mapping: dict) -> list:
+    """Map keys in a deterministic order (upstream iterates Go maps randomly)."""
+    return sorted(mapping, key=lambda k: str(k))

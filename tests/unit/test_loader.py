@@ -1,0 +1,209 @@
+"""Loader: files, directories, stdin, Lists, positions, and every kind of bad input."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+
+import pytest
+
+from dractl.load.limits import Limits
+from dractl.load.loader import load_paths
+from dractl.load.parse import parse_source
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: c
+    image: busybox
+"""
+
+
+def codes(result):
+    return [f.code for f in result.findings]
+
+
+def test_multi_document_yaml_with_positions():
+    text = POD + "---\n" + POD.replace("name: p", "name: q")
+    parsed = parse_source("x.yaml", text.encode())
+    assert [d.name for d in parsed.documents] == ["p", "q"]
+    second = parsed.documents[1]
+    assert second.line == 10
+    # the container name of the second document: line 10 + 6, column 5 ("- name" -> "name")
+    assert second.locate(("spec", "containers", 0, "name")) == (16, 5)
+    # a missing field points at its nearest existing parent
+    assert second.locate(("spec", "nodeName")) == (14, 1)
+
+
+def test_json_document():
+    parsed = parse_source("p.json", b'{"apiVersion": "v1", "kind": "Pod",\n "metadata": {"name": "j"}}')
+    assert [d.name for d in parsed.documents] == ["j"]
+    assert parsed.documents[0].locate(("metadata", "name")) == (2, 15)
+
+
+def test_kind_list_and_typed_list():
+    text = """apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimList
+items:
+- metadata: {name: c1, namespace: default}
+"""
+    parsed = parse_source("l.yaml", text.encode())
+    assert [(d.kind, d.name) for d in parsed.documents] == [
+        ("Node", "n1"), ("DeviceClass", "gpu"), ("ResourceClaim", "c1")]
+    assert parsed.documents[2].api_version == "resource.k8s.io/v1"
+    assert parsed.documents[1].locate(("metadata", "name")) == (9, 14)
+
+
+def test_syntax_error_has_position_and_later_documents_still_load():
+    text = POD + "---\nmetadata: [unclosed\n---\n" + POD.replace("name: p", "name: after")
+    parsed = parse_source("s.yaml", text.encode())
+    assert codes(parsed) == ["DRA0001"]
+    assert parsed.findings[0].line >= 10
+    assert [d.name for d in parsed.documents] == ["p", "after"]
+
+
+@pytest.mark.parametrize("data,code", [
+    (b"- a\n- b\n", "DRA0002"),
+    (b"just a string\n", "DRA0002"),
+    (b"", "DRA0007"),
+    (b"# only a comment\n", "DRA0007"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00", "DRA0008"),
+    (b"kind: Pod\nname: caf\xe9\n", "DRA0006"),
+    (b"a: 1\na: 2\n", "DRA0005"),
+])
+def test_bad_inputs_are_findings(data, code):
+    parsed = parse_source("bad.yaml", data)
+    assert code in codes(parsed)
+    assert parsed.documents == [] or code == "DRA0005"
+
+
+def test_non_utf8_position_is_reported():
+    parsed = parse_source("bad.yaml", b"a: 1\nb: caf\xe9\n")
+    f = parsed.findings[0]
+    assert (f.code, f.line, f.column) == ("DRA0006", 2, 7)
+
+
+def test_duplicate_key_position():
+    parsed = parse_source("dup.yaml", b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n")
+    f = parsed.findings[0]
+    assert (f.code, f.line, f.column) == ("DRA0005", 5, 3)
+    assert '"name"' in f.message
+
+
+def test_utf16_with_bom_is_read():
+    parsed = parse_source("u.yaml", "\ufeff".encode("utf-16-le")[:0] + b"\xff\xfe"
+                          + "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n".encode("utf-16-le"))
+    assert [d.name for d in parsed.documents] == ["n"]
+
+
+def test_yaml_11_semantics_like_kubernetes():
+    parsed = parse_source("t.yaml", b"apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n"
+                          b"  labels: {a: 2024-01-01, on: yes}\n")
+    labels = parsed.documents[0].data["metadata"]["labels"]
+    assert labels == {"a": "2024-01-01", "true": True}
+
+
+def test_billion_laughs_is_bounded():
+    bomb = "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n"
+    prev = "a"
+    for n in "bcdefghi":
+        bomb += f"{n}: &{n} [" + ",".join(["*" + prev] * 9) + "]\n"
+        prev = n
+    start = time.monotonic()
+    parsed = parse_source("bomb.yaml", bomb.encode())
+    assert codes(parsed) == ["DRA0010"]
+    assert parsed.documents == []
+    assert time.monotonic() - start < 30  # generous: the point is that it ends
+
+
+@pytest.mark.parametrize("text", [
+    "a: " + "[" * 100_000 + "]" * 100_000,          # would crash libyaml's recursive composer
+    "".join("  " * i + "k:\n" for i in range(3000)),
+    "{\"a\":" * 5000 + "1" + "}" * 5000,
+])
+def test_absurd_nesting_is_a_finding(text):
+    parsed = parse_source("deep.yaml", text.encode())
+    assert "DRA0011" in codes(parsed)
+
+
+def test_moderate_aliases_are_fine():
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: &l {a: b}\n  annotations: *l\n"
+    parsed = parse_source("alias.yaml", text.encode())
+    assert parsed.findings == []
+
+
+def test_directory_walk_sorted_recursive_and_symlink_loop(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a.yaml").write_text(POD.replace("name: p", "name: first"))
+    (tmp_path / "b" / "c.yml").write_text(POD.replace("name: p", "name: second"))
+    (tmp_path / "b" / "d.json").write_text('{"apiVersion":"v1","kind":"Node","metadata":{"name":"third"}}')
+    (tmp_path / "b" / "notes.txt").write_text("ignored")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "x.yaml").write_text(POD)
+    os.symlink(tmp_path, tmp_path / "b" / "loop")
+    result = load_paths([str(tmp_path)])
+    assert [d.name for d in result.documents] == ["first", "second", "third"]
+    assert result.files == 3
+    assert "DRA0013" in codes(result)
+    assert not result.usage_errors
+
+
+def test_missing_path_is_usage_error(tmp_path):
+    result = load_paths([str(tmp_path / "nope.yaml")])
+    assert result.usage_errors and codes(result) == ["DRA0012"]
+
+
+def test_special_files_are_not_opened(tmp_path):
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    result = load_paths([str(fifo), "/dev/zero"])
+    assert codes(result) == ["DRA0013", "DRA0013"]
+    assert len(result.usage_errors) == 2
+
+
+def test_size_limit(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text(POD * 10)
+    result = load_paths([str(big)], Limits(max_file_bytes=100))
+    assert codes(result) == ["DRA0009"]
+    assert result.documents == []
+
+
+def test_stdin():
+    result = load_paths(["-"], stdin=io.BytesIO(POD.encode()))
+    assert [d.name for d in result.documents] == ["p"]
+    assert result.documents[0].file == "<stdin>"
+
+
+def test_unreadable_file_in_directory(tmp_path):
+    if os.geteuid() == 0:
+        # root reads everything; simulate with a dangling symlink instead
+        os.symlink(tmp_path / "gone.yaml", tmp_path / "dangling.yaml")
+        result = load_paths([str(tmp_path)])
+        assert codes(result) == ["DRA0013"]
+        return
+    f = tmp_path / "secret.yaml"
+    f.write_text(POD)
+    f.chmod(0)
+    result = load_paths([str(tmp_path)])
+    assert codes(result) == ["DRA0012"]
+
+
+def test_ten_thousand_documents_load():
+    text = "---\n".join(POD.replace("name: p", f"name: p{i}") for i in range(10_000))
+    parsed = parse_source("many.yaml", text.encode())
+    assert len(parsed.documents) == 10_000 and parsed.findings == []
