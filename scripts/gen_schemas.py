@@ -62,7 +62,7 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 # Kinds dractl reads, by API group. Every served version of each is taken.
 KINDS: dict[str, tuple[str, ...]] = {
-    "": ("Node", "Pod"),
+    "": ("Namespace", "Node", "Pod"),
     "apps": ("DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"),
     "batch": ("CronJob", "Job"),
     "resource.k8s.io": ("DeviceClass", "DeviceTaintRule", "ResourceClaim",

@@ -46,6 +46,7 @@ class _Rule:
     v1_prefix: tuple
     original_prefix: tuple
     keep: frozenset = frozenset()  # first key after the prefix that is NOT rewritten
+    keep_exact: bool = False       # the prefix itself maps to itself (not to original_prefix)
 
 
 @dataclass
@@ -64,7 +65,7 @@ class Converted:
             if path[:n] != rule.v1_prefix:
                 continue
             rest = path[n:]
-            if rest and rest[0] in rule.keep:
+            if (rest and rest[0] in rule.keep) or (not rest and rule.keep_exact):
                 return path
             return rule.original_prefix + rest
         return path
@@ -177,7 +178,7 @@ def _convert_slice_spec(spec: Any, rules: list) -> Any:
                         lifted.setdefault(key, value)
                 new_devices.append(lifted)
                 rules.append(_Rule(("spec", "devices", i), ("spec", "devices", i, "basic"),
-                                   frozenset({"name"})))
+                                   frozenset({"name"}), keep_exact=True))
             else:
                 new_devices.append(device)
         spec["devices"] = new_devices

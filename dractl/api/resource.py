@@ -34,6 +34,10 @@ ALLOCATION_RESULTS_MAX_SIZE = 32
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+def _empty_map() -> Mapping[str, Any]:
+    return _EMPTY
+
+
 class ModelError(ValueError):
     """An object cannot be turned into a model (e.g. a quantity that does not parse)."""
 
@@ -285,8 +289,8 @@ class Device:
     driver: str
     pool: str
     slice_name: str
-    attributes: Mapping[str, AttributeValue | None] = _EMPTY
-    capacities: Mapping[str, DeviceCapacity] = _EMPTY
+    attributes: Mapping[str, AttributeValue | None] = field(default_factory=_empty_map)
+    capacities: Mapping[str, DeviceCapacity] = field(default_factory=_empty_map)
     consumes_counters: tuple[DeviceCounterConsumption, ...] = ()
     node_name: str | None = None
     node_selector: NodeSelector | None = None
@@ -438,7 +442,7 @@ class DeviceToleration:
 
 @dataclass(frozen=True)
 class CapacityRequirements:
-    requests: Mapping[str, Quantity] = _EMPTY
+    requests: Mapping[str, Quantity] = field(default_factory=_empty_map)
 
 
 def _capacity_requirements(raw: Any, where: str) -> CapacityRequirements | None:

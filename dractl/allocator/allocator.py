@@ -1,0 +1,124 @@
+"""The public entry point: `Allocator(...).allocate(node, claims)`."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Callable, Iterable, Sequence
+
+from dractl.api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
+from dractl.allocator import explain as _explain
+from dractl.allocator.errors import INVALID_POOLS_MESSAGE, AllocationError
+from dractl.allocator.features import AllocatorFeatures, Compat
+from dractl.allocator.inventory import Inventory
+from dractl.allocator.nodes import NodeInfo
+from dractl.allocator.pools import GatherError
+from dractl.allocator.results import (ALLOCATED, ERROR, UNSATISFIABLE, AllocationOutcome, Explanation,
+                                      build_results)
+from dractl.allocator.search import Search
+
+
+def _uuid_share_id() -> str:
+    return str(uuid.uuid1())
+
+
+class Allocator:
+    """Allocates claims on one node at a time, like kube-scheduler's DRA plugin.
+
+    Build it once per run (or once per pod attempt from a shared `Inventory`); call `allocate`
+    per candidate node. `commit()` an allocation to make its devices in use for later calls.
+
+    gates: a `dractl.api.versions.FeatureGates` (preferred) or an `AllocatorFeatures`.
+    cel_engine: an object with `matches(expression, device) -> bool` (`dractl.cel.SelectorEngine`);
+        created from `gates` when omitted.
+    """
+
+    def __init__(self, gates, classes: Iterable[DeviceClass] = (), slices: Iterable[ResourceSlice] = (),
+                 allocated_claims: Iterable[ResourceClaim] = (), taint_rules: Iterable[DeviceTaintRule] = (),
+                 cel_engine=None, *, compat: Compat = Compat(), variant: str | None = None,
+                 inventory: Inventory | None = None, share_id: Callable[[], str] | None = None):
+        self.features = gates if isinstance(gates, AllocatorFeatures) else AllocatorFeatures.from_gates(gates)
+        self.gates = None if isinstance(gates, AllocatorFeatures) else gates
+        self.compat = compat
+        self.variant = variant or self.features.variant
+        self.inventory = inventory if inventory is not None else Inventory(
+            self.features, classes, slices, allocated_claims, taint_rules)
+        if cel_engine is None:
+            if self.gates is None:
+                raise ValueError("cel_engine is required when gates are given as AllocatorFeatures")
+            from dractl.cel import SelectorEngine
+            cel_engine = SelectorEngine(self.gates)
+        self.engine = cel_engine
+        self.new_share_id = share_id or _uuid_share_id
+        # Counter availability per pool *name* (§6.6), valid for one version of the allocated state.
+        self._counter_cache: dict = {}
+        self._counter_cache_version = -1
+
+    @classmethod
+    def from_inventory(cls, inventory: Inventory, cel_engine, *, gates=None, compat: Compat = Compat(),
+                       variant: str | None = None, share_id: Callable[[], str] | None = None) -> "Allocator":
+        return cls(gates if gates is not None else inventory.features, cel_engine=cel_engine, compat=compat,
+                   variant=variant, inventory=inventory, share_id=share_id)
+
+    # -- allocated state ------------------------------------------------------------------------
+    def commit(self, claim: ResourceClaim | str, allocation) -> None:
+        self.inventory.commit(claim, allocation)
+
+    def release(self, claim: ResourceClaim | str) -> None:
+        self.inventory.release(claim)
+
+    # -- allocation -----------------------------------------------------------------------------
+    def allocate(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None,
+                 deadline: float | None = None, explain: bool = False) -> AllocationOutcome:
+        """Allocate `claims` (not yet allocated, in pod order) jointly on `node`.
+
+        node: a Node manifest dict, a NodeInfo, or a node name.
+        timeout: seconds for this call (or `deadline`, a time.monotonic() value); when it passes the
+            outcome is an error naming the claim and request being searched.
+        explain: on failure, attach an Explanation (costs a second, diagnostic search).
+        """
+        node_info = NodeInfo.from_any(node)
+        claims = tuple(claims)
+        if deadline is None and timeout is not None:
+            deadline = time.monotonic() + timeout
+        try:
+            node_pools = self.inventory.pools_for(node_info, self.variant)
+        except GatherError as exc:
+            return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
+        search = self._search(node_info, node_pools, claims, deadline, None)
+        try:
+            found = search.run()
+            if found:
+                results = build_results(search, node_info.name, self.features.device_binding_and_status,
+                                        self.variant)
+                return AllocationOutcome(ALLOCATED, claims, results, steps=search.steps)
+        except AllocationError as exc:
+            return AllocationOutcome(ERROR, claims, error=exc.message, timed_out=exc.timed_out, steps=search.steps)
+        explanation = None
+        if explain:
+            explanation = self._explain(node_info, node_pools, claims, deadline)
+        if node_pools.has_invalid:
+            return AllocationOutcome(ERROR, claims, error=INVALID_POOLS_MESSAGE, node_failure=True,
+                                     explanation=explanation, steps=search.steps)
+        return AllocationOutcome(UNSATISFIABLE, claims, explanation=explanation, steps=search.steps)
+
+    def explain(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None) -> Explanation:
+        """Per request of each claim: which devices of `node` are usable and why the others are not."""
+        node_info = NodeInfo.from_any(node)
+        node_pools = self.inventory.pools_for(node_info, self.variant)
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        return self._explain(node_info, node_pools, tuple(claims), deadline)
+
+    def _explain(self, node_info, node_pools, claims, deadline) -> Explanation:
+        return _explain.explain(lambda rec: self._search(node_info, node_pools, claims, deadline, rec),
+                                node_info.name)
+
+    def _search(self, node_info, node_pools, claims, deadline, recorder) -> Search:
+        version = self.inventory.version
+        if version != self._counter_cache_version:
+            self._counter_cache = {}
+            self._counter_cache_version = version
+        return Search(features=self.features, compat=self.compat, variant=self.variant, node=node_info,
+                      node_pools=node_pools, state=self.inventory.state, classes=self.inventory.device_class,
+                      claims=list(claims), engine=self.engine, counter_cache=self._counter_cache,
+                      new_share_id=self.new_share_id, deadline=deadline, recorder=recorder)

@@ -1,0 +1,28 @@
+"""Errors the allocator reports instead of a result."""
+
+from __future__ import annotations
+
+INVALID_POOLS_MESSAGE = "invalid resource pools were encountered"
+
+
+class AllocationError(Exception):
+    """A hard error: upstream returns it from Allocate and the scheduler aborts the attempt."""
+
+    def __init__(self, message: str, *, node_failure: bool = False, timed_out: bool = False):
+        super().__init__(message)
+        self.message = message
+        # "invalid resource pools were encountered": only this node is unsuitable (§1.8).
+        self.node_failure = node_failure
+        # The deadline expired (§10.9); the scheduler reports "timed out trying to allocate devices".
+        self.timed_out = timed_out
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class MaxSizeExceeded(Exception):
+    """Internal signal: the current branch would put a claim above 32 devices (§10.4)."""
+
+
+class SearchTimeout(Exception):
+    """Internal signal: the deadline passed."""

@@ -1,0 +1,76 @@
+"""The cluster-side input of allocation, indexed once and reused for many nodes and claims:
+device classes, slices (with DeviceTaintRule taints merged in), pools per node, and the allocated
+state, which changes incrementally as the dry-run scheduler commits allocations."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from dractl.api.resource import (AllocationResult, DeviceClass, DeviceTaintRule, ResourceClaim,
+                                 ResourceSlice)
+from dractl.allocator.features import STABLE, AllocatorFeatures
+from dractl.allocator.nodes import NodeInfo
+from dractl.allocator.pools import GatherError, NodePools, gather_pools
+from dractl.allocator.state import AllocatedState, claim_key
+from dractl.allocator.taints import apply_taint_rules
+
+
+class Inventory:
+    def __init__(self, features: AllocatorFeatures, classes: Iterable[DeviceClass] = (),
+                 slices: Iterable[ResourceSlice] = (), allocated_claims: Iterable[ResourceClaim] = (),
+                 taint_rules: Iterable[DeviceTaintRule] = ()):
+        self.features = features
+        self.classes: dict[str, DeviceClass] = {}
+        for c in classes:
+            self.classes.setdefault(c.name, c)
+        rules = list(taint_rules) if features.device_taint_rules else []
+        self.slices: tuple[ResourceSlice, ...] = tuple(apply_taint_rules(slices, rules))
+        self._by_node: dict[str, list[ResourceSlice]] = {}
+        self._without_node: list[ResourceSlice] = []
+        self._by_pool: dict[tuple, list[ResourceSlice]] = {}
+        for sl in self.slices:
+            if sl.node_name:
+                self._by_node.setdefault(sl.node_name, []).append(sl)
+            else:
+                self._without_node.append(sl)
+            self._by_pool.setdefault(sl.pool_id, []).append(sl)
+        self.state = AllocatedState.from_claims(allocated_claims, features.consumable_capacity)
+        self._pools: dict[tuple, NodePools | GatherError] = {}
+
+    # -- pools ----------------------------------------------------------------------------------
+    def pools_for(self, node: NodeInfo, variant: str) -> NodePools:
+        """Pools of `node` (cached; slices never change during a run). Raises GatherError."""
+        key = (node.cache_key, variant == STABLE)
+        cached = self._pools.get(key)
+        if cached is None:
+            if variant == STABLE:
+                candidates = self.slices
+            else:
+                candidates = self._by_node.get(node.name, []) + self._without_node
+            try:
+                cached = gather_pools(node, candidates, self._by_pool, self.features, stable=variant == STABLE)
+            except GatherError as exc:
+                cached = exc
+            self._pools[key] = cached
+        if isinstance(cached, GatherError):
+            raise cached
+        return cached
+
+    def device_class(self, name: str) -> DeviceClass | None:
+        return self.classes.get(name)
+
+    # -- allocated state --------------------------------------------------------------------------
+    def commit(self, claim: ResourceClaim | str, allocation: AllocationResult) -> None:
+        """Record an allocation so that later allocations see its devices as in use."""
+        self.state.add(claim if isinstance(claim, str) else claim_key(claim), allocation)
+
+    def release(self, claim: ResourceClaim | str) -> None:
+        self.state.remove(claim if isinstance(claim, str) else claim_key(claim))
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+
+def index_classes(classes: Iterable[DeviceClass] | Mapping[str, DeviceClass]) -> list[DeviceClass]:
+    return list(classes.values()) if isinstance(classes, Mapping) else list(classes)

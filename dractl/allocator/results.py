@@ -1,0 +1,191 @@
+"""What an allocation attempt returns, and how a found solution becomes AllocationResults
+(allocator-semantics §1.6, §1.9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from dractl.api.resource import (CONFIG_SOURCE_CLAIM, CONFIG_SOURCE_CLASS, AllocationResult,
+                                 DeviceAllocationConfiguration, DeviceRequestAllocationResult, NodeSelector,
+                                 NodeSelectorRequirement, NodeSelectorTerm, ResourceClaim)
+from dractl.allocator.errors import AllocationError
+from dractl.allocator.features import STABLE
+
+ALLOCATED = "allocated"
+UNSATISFIABLE = "unsatisfiable"
+ERROR = "error"
+
+
+@dataclass(frozen=True)
+class DeviceVerdict:
+    device: str              # driver/pool/device
+    reason: str | None       # a code from dractl.allocator.reasons; None = usable
+
+
+@dataclass(frozen=True)
+class RequestExplanation:
+    claim: str               # namespace/name
+    request: str             # request name, or parent/sub for a subrequest
+    needed: int              # devices the (sub)request needs (All mode: size of the "all" set)
+    considered: int          # devices looked at (including those of unusable pools)
+    eligible: int            # devices with no rejection reason
+    rejected: Mapping[str, int]      # reason code -> number of devices
+    devices: tuple[DeviceVerdict, ...] = ()
+
+    @property
+    def short(self) -> bool:
+        """Fewer usable devices than needed, on their own."""
+        return self.eligible < self.needed
+
+
+@dataclass(frozen=True)
+class Explanation:
+    node: str
+    requests: tuple[RequestExplanation, ...]
+    # True when the diagnostic search hit the deadline; per-device reasons may then be incomplete.
+    partial: bool = False
+
+    def for_claim(self, claim_ref: str) -> tuple[RequestExplanation, ...]:
+        return tuple(r for r in self.requests if r.claim == claim_ref)
+
+
+@dataclass(frozen=True)
+class AllocationOutcome:
+    """Exactly one of: allocated (one result per claim, same order), unsatisfiable, or error."""
+
+    status: str
+    claims: tuple[ResourceClaim, ...] = ()
+    results: tuple[AllocationResult, ...] = ()
+    error: str | None = None
+    # The error is "invalid resource pools were encountered": this node is unsuitable, but the
+    # scheduling attempt goes on with other nodes (§1.8).
+    node_failure: bool = False
+    # The deadline passed; the scheduler reports "timed out trying to allocate devices".
+    timed_out: bool = False
+    explanation: Explanation | None = None
+    steps: int = 0           # recursion steps of the search (work measure, like upstream's stats)
+
+    @property
+    def allocated(self) -> bool:
+        return self.status == ALLOCATED
+
+    @property
+    def unsatisfiable(self) -> bool:
+        return self.status == UNSATISFIABLE
+
+    @property
+    def is_error(self) -> bool:
+        return self.status == ERROR
+
+    def allocation_for(self, claim: ResourceClaim | str) -> AllocationResult | None:
+        ref = claim if isinstance(claim, str) else claim.ref
+        for c, r in zip(self.claims, self.results):
+            if c.ref == ref:
+                return r
+        return None
+
+    def to_status_dicts(self) -> list[dict]:
+        """`status.allocation` dicts, one per claim, in claim order."""
+        return [r.to_dict() for r in self.results]
+
+
+# -- building results -----------------------------------------------------------------------------
+
+
+def build_results(search, node_name: str, binding_enabled: bool, variant: str) -> tuple[AllocationResult, ...]:
+    out = []
+    for c, claim in enumerate(search.claims):
+        internal = search.results[c]
+        devices = []
+        for r in internal:
+            dev = r.cand.device
+            devices.append(DeviceRequestAllocationResult(
+                request=r.rd.result_name, driver=dev.driver, pool=dev.pool, device=dev.name,
+                admin_access=True if r.rd.admin else None,
+                tolerations=r.rd.tolerations,
+                binding_conditions=dev.binding_conditions if binding_enabled else None,
+                binding_failure_conditions=dev.binding_failure_conditions if binding_enabled else None,
+                share_id=r.share_id,
+                consumed_capacity=r.consumed,
+            ))
+        config = _build_config(search, c, claim)
+        selector = _build_node_selector(internal, node_name, claim, variant)
+        out.append(AllocationResult(devices=tuple(devices), config=config, node_selector=selector))
+    return tuple(out)
+
+
+def _chosen_rd(search, c: int, j: int):
+    entry = search.claim_reqs[c][j]
+    if type(entry) is tuple:
+        return entry[search.chosen.get((c, j), 0)]
+    return entry
+
+
+def _build_config(search, c: int, claim: ResourceClaim) -> tuple[DeviceAllocationConfiguration, ...]:
+    entries: list[list] = []     # [source, requests(list), configuration]
+    by_class: dict[str, tuple[int, int]] = {}
+    chosen_names = []            # per top-level request: (name, "parent/sub" or None)
+    for j, req in enumerate(claim.requests):
+        rd = _chosen_rd(search, c, j)
+        chosen_names.append((req.name, rd.result_name if rd.sub is not None else None))
+        cls = rd.cls
+        if cls is None:
+            continue
+        span = by_class.get(cls.name)
+        if span is not None:
+            for i in range(*span):
+                entries[i][1].append(rd.result_name)
+            continue
+        first = len(entries)
+        for item in cls.config:
+            entries.append([CONFIG_SOURCE_CLASS, [rd.result_name], item])
+        by_class[cls.name] = (first, len(entries))
+    for cfg in claim.config:
+        if not cfg.requests:
+            entries.append([CONFIG_SOURCE_CLAIM, [], cfg.configuration])
+            continue
+        names = set(cfg.requests)
+        if any(name in names or (sub is not None and sub in names) for name, sub in chosen_names):
+            entries.append([CONFIG_SOURCE_CLAIM, list(cfg.requests), cfg.configuration])
+    out = []
+    for source, requests, configuration in entries:
+        if requests:
+            names = set(requests)
+            if all(name in names or (sub is not None and sub in names) for name, sub in chosen_names):
+                requests = []
+        out.append(DeviceAllocationConfiguration(source, tuple(requests), configuration))
+    return tuple(out)
+
+
+def _same_requirement(a: NodeSelectorRequirement, b: NodeSelectorRequirement) -> bool:
+    return a.key == b.key and a.operator == b.operator and set(a.values) == set(b.values)
+
+
+def _build_node_selector(internal, node_name: str, claim: ResourceClaim, variant: str) -> NodeSelector | None:
+    fields: list[NodeSelectorRequirement] = []
+    exprs: list[NodeSelectorRequirement] = []
+    for r in internal:
+        dev, sl = r.cand.device, r.cand.slice
+        if sl.per_device_node_selection is True:
+            nn, ns = dev.node_name, dev.node_selector
+        else:
+            nn, ns = sl.node_name, sl.node_selector
+        if nn or (dev.binds_to_node and variant != STABLE):
+            return NodeSelector((NodeSelectorTerm(
+                match_fields=(NodeSelectorRequirement("metadata.name", "In", (node_name,)),)),))
+        if ns is None or not ns.terms:
+            continue
+        if len(ns.terms) > 1:
+            raise AllocationError(f"create NodeSelector for claim {claim.name}: "
+                                  f"unsupported ResourceSlice.NodeSelector with {len(ns.terms)} terms")
+        term = ns.terms[0]
+        for req in term.match_fields:
+            if not any(_same_requirement(req, have) for have in fields):
+                fields.append(req)
+        for req in term.match_expressions:
+            if not any(_same_requirement(req, have) for have in exprs):
+                exprs.append(req)
+    if fields or exprs:
+        return NodeSelector((NodeSelectorTerm(match_expressions=tuple(exprs), match_fields=tuple(fields)),))
+    return None

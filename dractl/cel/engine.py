@@ -1,0 +1,195 @@
+"""SelectorEngine: compile once, convert each device once, evaluate each (selector, device) once.
+
+Environment: the allocator compiles every selector in Kubernetes' *StoredExpressions* environment
+(all libraries and fields, whatever the feature gates say) and does not estimate cost; it enforces
+the runtime cost limit. :func:`check_expression` is what the API server does when a selector is
+written (*NewExpressions* environment, length limit, static cost estimate).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Hashable
+
+from dractl.api.versions import FeatureGates
+
+from . import ast as A
+from .checker import check, compile_errors, device_fields, result_type_error
+from .cost import estimate_cost
+from .device import Activation, CelDevice, build_activation
+from .errors import CelCompileError, CelRuntimeError
+from .interp import Meter, compile_program
+from .parser import line_col, parse
+from .values import CostExceeded, EvalError, type_name
+
+MAX_COST = 1_000_000            # resourceapi.CELSelectorExpressionMaxCost
+MAX_LENGTH = 10 * 1024          # resourceapi.CELSelectorExpressionMaxLength (bytes)
+STORED = ("stored",)
+
+
+class CompiledSelector:
+    """A compiled selector: checked AST, static cost estimate and the evaluators."""
+
+    __slots__ = ("expression", "ast", "max_cost", "_program", "_metered", "_lock")
+
+    def __init__(self, expression: str, ast: A.Node, max_cost: int):
+        self.expression = expression
+        self.ast = ast
+        self.max_cost = max_cost
+        self._program: Callable | None = None
+        self._metered: Callable | None = None
+        self._lock = threading.Lock()
+
+    def program(self, metered: bool) -> Callable:
+        if metered:
+            if self._metered is None:
+                self._metered = compile_program(self.ast, True)
+            return self._metered
+        if self._program is None:
+            self._program = compile_program(self.ast, False)
+        return self._program
+
+    def evaluate(self, activation: Activation, cost_limit: int = MAX_COST) -> bool:
+        """Evaluate against one device activation; raises CelRuntimeError."""
+        if activation.error is not None:
+            raise self._runtime_error(activation.error)
+        metered = activation.oversized or self.max_cost > cost_limit
+        env = activation.env
+        if metered:
+            env = dict(env)
+            env["@cost"] = Meter(cost_limit)
+        try:
+            result = self.program(metered)(env)
+        except EvalError as e:
+            raise self._runtime_error(e) from None
+        except RecursionError:
+            raise CelRuntimeError(self.expression, "max recursion depth exceeded") from None
+        except CelRuntimeError:
+            raise
+        except Exception as e:  # a bug in dractl's CEL layer: never leak internals
+            raise CelRuntimeError(self.expression, f"internal error: {type(e).__name__}: {e}") from None
+        if type(result) is not bool:
+            t = type_name(result)
+            raise CelRuntimeError(
+                self.expression,
+                f"CEL result of type {t} could not be converted to bool: "
+                f"type conversion error from '{t}' to 'bool'")
+        return result
+
+    def _runtime_error(self, e: EvalError) -> CelRuntimeError:
+        line = col = None
+        if e.offset is not None:
+            line, col = line_col(self.expression, e.offset)
+        return CelRuntimeError(self.expression, e.message, line, col)
+
+
+# --- compilation (process-wide cache) --------------------------------------------------------
+
+_compile_cache: dict[tuple, CompiledSelector | CelCompileError] = {}
+_cache_lock = threading.Lock()
+
+
+def _compile(expression: str, env: tuple) -> CompiledSelector:
+    """Parse + check (+ estimate) in the given environment; raises CelCompileError."""
+    if not isinstance(expression, str):
+        raise CelCompileError(str(expression), "expression must be a string", None, None, "syntax")
+    ast = parse(expression)
+    new_expr = env[0] == "new"
+    fields = device_fields(new_expressions=new_expr,
+                           consumable_capacity=env[1] if new_expr else True)
+    includes = env[2] if new_expr else True
+    res = check(expression, ast, fields, includes)
+    errs = compile_errors(expression, res)
+    if errs:
+        first = errs[0]
+        first.others = errs[1:]
+        raise first
+    rerr = result_type_error(expression, res.result_type)
+    if rerr is not None:
+        raise rerr
+    max_cost = estimate_cost(ast, res.types)
+    return CompiledSelector(expression, ast, max_cost)
+
+
+def compile_cached(expression: str, env: tuple = STORED) -> CompiledSelector:
+    key = (expression, env)
+    hit = _compile_cache.get(key)
+    if hit is None:
+        try:
+            hit = _compile(expression, env)
+        except CelCompileError as e:
+            hit = e
+        except RecursionError:
+            hit = CelCompileError(expression, "expression recursion limit exceeded", None, None,
+                                  "syntax")
+        except Exception as e:  # never leak internals
+            hit = CelCompileError(expression, f"internal error: {type(e).__name__}: {e}", None,
+                                  None, "check")
+        with _cache_lock:
+            if len(_compile_cache) > 50_000:
+                _compile_cache.clear()
+            _compile_cache[key] = hit
+    if isinstance(hit, CelCompileError):
+        raise hit
+    return hit
+
+
+class SelectorEngine:
+    """Evaluates DRA device selectors like the scheduler's allocator does.
+
+    Caches: compiled selectors per (expression, environment) process-wide; one activation per
+    ``device.key``; one result (or error) per (expression, device.key).
+    """
+
+    def __init__(self, gates: FeatureGates, *, cost_limit: int = MAX_COST):
+        self.gates = gates
+        self.cost_limit = cost_limit
+        self._activations: dict[Hashable, Activation] = {}
+        self._results: dict[tuple[str, Hashable], Any] = {}
+        self.evaluations = 0  # number of real (uncached) evaluations, for reports/tests
+
+    def compile(self, expression: str) -> CompiledSelector:
+        return compile_cached(expression, STORED)
+
+    def activation(self, device: CelDevice) -> Activation:
+        act = self._activations.get(device.key)
+        if act is None:
+            act = build_activation(device, self.gates)
+            self._activations[device.key] = act
+        return act
+
+    def matches(self, expression: str, device: CelDevice) -> bool:
+        key = (expression, device.key)
+        hit = self._results.get(key)
+        if hit is None:
+            try:
+                compiled = self.compile(expression)
+                self.evaluations += 1
+                hit = compiled.evaluate(self.activation(device), self.cost_limit)
+            except (CelCompileError, CelRuntimeError) as e:
+                hit = e
+            self._results[key] = hit
+        if hit is True or hit is False:
+            return hit
+        raise hit
+
+
+def check_expression(expression: str, gates: FeatureGates) -> list[CelCompileError]:
+    """What the API server checks when a selector is created or changed (NewExpressions env).
+
+    Length limit first (a too-long expression gets only that error), then parse and type-check,
+    then the static cost estimate against 1,000,000.
+    """
+    if not isinstance(expression, str):
+        return [CelCompileError(str(expression), "expression must be a string", None, None, "syntax")]
+    if len(expression.encode("utf-8")) > MAX_LENGTH:
+        return [CelCompileError(expression, f"Too long: may not be more than {MAX_LENGTH} bytes",
+                                None, None, "length")]
+    env = ("new", gates.enabled("DRAConsumableCapacity"), gates.enabled("DRAListTypeAttributes"))
+    try:
+        compiled = compile_cached(expression, env)
+    except CelCompileError as e:
+        return e.issues
+    if compiled.max_cost > MAX_COST:
+        return [CelCompileError(expression, "too complex, exceeds cost limit", None, None, "cost")]
+    return []

@@ -1,0 +1,545 @@
+"""Compile dractl's CEL AST into nested Python closures and evaluate them.
+
+Each node becomes a function ``f(env) -> value``; ``env`` is a dict of variables (``device`` plus
+comprehension/bind variables) and, for metered programs, the cost counter under ``"@cost"``.
+Errors are :class:`~dractl.cel.values.EvalError` exceptions; ``&&``, ``||``, ``?:`` and the
+comprehension machinery absorb them the way cel-go treats error values.
+
+Two flavours of every program exist:
+
+* **unmetered** (default): used when the static worst-case cost estimate is within the limit, so
+  the runtime limit can never be reached on inputs within the API's size limits;
+* **metered**: charges cel-go's runtime cost per node and raises ``operation cancelled: actual
+  cost limit exceeded`` as soon as the budget is spent. Used when the estimate exceeds the
+  limit, and for devices whose data exceeds the API's size limits (the estimate does not hold).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from . import ast as A
+from . import functions as F
+from .values import (CelType, CostExceeded, DefaultMap, EvalError, Optional, UInt, cel_equal,
+                     go_type_name, type_name)
+
+Fn = Callable[[dict], Any]
+
+TYPE_IDENTS = {
+    "int": CelType("int"), "uint": CelType("uint"), "double": CelType("double"),
+    "bool": CelType("bool"), "string": CelType("string"), "bytes": CelType("bytes"),
+    "list": CelType("list"), "map": CelType("map"), "null_type": CelType("null_type"),
+    "type": CelType("type"), "dyn": CelType("dyn"), "optional_type": CelType("optional_type"),
+    "google.protobuf.Timestamp": CelType("google.protobuf.Timestamp"),
+    "google.protobuf.Duration": CelType("google.protobuf.Duration"),
+}
+
+
+class _ErrBox:
+    """An error value stored in a comprehension accumulator (re-raised when read)."""
+
+    __slots__ = ("err",)
+
+    def __init__(self, err: EvalError):
+        self.err = err
+
+
+class Meter:
+    __slots__ = ("cost", "limit")
+
+    def __init__(self, limit: int):
+        self.cost = 0
+        self.limit = limit
+
+    def charge(self, n: int) -> None:
+        self.cost += n
+        if self.cost > self.limit:
+            raise CostExceeded()
+
+
+def _err(e: EvalError, offset: int) -> EvalError:
+    if e.offset is None:
+        e.offset = offset
+    return e
+
+
+def _strlen(v: Any) -> int:
+    if isinstance(v, (str, bytes, list, tuple, dict)):
+        return len(v)
+    return 1
+
+
+def _factor(n: int, f: float) -> int:
+    return int(math.ceil(n * f))
+
+
+class Compiler:
+    def __init__(self, metered: bool):
+        self.metered = metered
+        self.scopes: list[str] = []
+
+    def compile(self, node: A.Node) -> Fn:
+        return getattr(self, "c_" + node.kind)(node)
+
+    # -- leaves ------------------------------------------------------------------------------
+    def c_lit(self, n: A.Lit) -> Fn:
+        v = n.value
+        return lambda env: v
+
+    def c_ident(self, n: A.Ident) -> Fn:
+        name, off = n.name, n.offset
+        metered = self.metered
+        if name in self.scopes or name == "device":
+            def ident(env):
+                if metered:
+                    env["@cost"].charge(1)
+                try:
+                    v = env[name]
+                except KeyError:
+                    raise EvalError(f"no such attribute: {name}", off) from None
+                if type(v) is _ErrBox:
+                    raise v.err
+                return v
+            return ident
+        if name in TYPE_IDENTS:
+            t = TYPE_IDENTS[name]
+            return lambda env: t
+        def undeclared(env):
+            raise EvalError(f"no such attribute: {name}", off)
+        return undeclared
+
+    # -- select / index ----------------------------------------------------------------------
+    def c_select(self, n: A.Select) -> Fn:
+        operand = self.compile(n.operand)
+        field, off, metered = n.field, n.offset, self.metered
+        if n.test_only:
+            def has(env):
+                o = operand(env)
+                if type(o) is DefaultMap:
+                    return True
+                if isinstance(o, dict):
+                    return field in o
+                if type(o) is Optional:
+                    if not o.present:
+                        return False
+                    o = o.value
+                    if isinstance(o, dict):
+                        return type(o) is DefaultMap or field in o
+                raise EvalError("no such overload", off)
+            return has
+        if n.optional:
+            def opt_select(env):
+                o = operand(env)
+                if metered:
+                    env["@cost"].charge(1)
+                if type(o) is Optional:
+                    if not o.present:
+                        return o
+                    o = o.value
+                if type(o) is DefaultMap:
+                    return Optional(o.lookup(field))
+                if isinstance(o, dict):
+                    if field in o:
+                        return Optional(o[field])
+                    return Optional.NONE
+                raise EvalError("no such overload", off)
+            return opt_select
+
+        def select(env):
+            o = operand(env)
+            if metered:
+                env["@cost"].charge(1)
+            if type(o) is DefaultMap:
+                return o.lookup(field)
+            if isinstance(o, dict):
+                try:
+                    return o[field]
+                except KeyError:
+                    raise EvalError(f"no such key: {field}", off) from None
+            raise EvalError(f"no such overload", off)
+        return select
+
+    def _index(self, n: A.Call, optional: bool) -> Fn:
+        operand = self.compile(n.args[0])
+        index = self.compile(n.args[1])
+        off, metered = n.offset, self.metered
+
+        def idx(env):
+            o = operand(env)
+            k = index(env)
+            if metered:
+                env["@cost"].charge(1)
+            return F.index_value(o, k, optional, off)
+        return idx
+
+    # -- calls -------------------------------------------------------------------------------
+    def c_call(self, n: A.Call) -> Fn:
+        special = _SPECIAL.get(n.function)
+        if special is not None:
+            return getattr(self, special)(n)
+        return self._generic_call(n)
+
+    def _generic_call(self, n: A.Call) -> Fn:
+        fn, off, metered = n.function, n.offset, self.metered
+        impl = F.lookup(fn)
+        argf = ([self.compile(n.target)] if n.target is not None else []) + \
+            [self.compile(a) for a in n.args]
+        coster = F.runtime_cost(fn) if metered else None
+        if impl is None:
+            def missing(env):
+                raise EvalError(f"no such overload: {fn}", off)
+            return missing
+        if len(argf) == 0:
+            def call0(env):
+                if metered:
+                    env["@cost"].charge(1)
+                try:
+                    return impl()
+                except EvalError as e:
+                    raise _err(e, off)
+            return call0
+        if len(argf) == 1:
+            a0 = argf[0]
+
+            def call1(env):
+                x = a0(env)
+                if metered:
+                    env["@cost"].charge(coster(x) if coster else 1)
+                try:
+                    return impl(x)
+                except EvalError as e:
+                    raise _err(e, off)
+                except (TypeError, AttributeError, ValueError):
+                    raise EvalError("no such overload", off) from None
+            return call1
+        if len(argf) == 2:
+            a0, a1 = argf
+
+            def call2(env):
+                x, y = a0(env), a1(env)
+                if metered:
+                    env["@cost"].charge(coster(x, y) if coster else 1)
+                try:
+                    return impl(x, y)
+                except EvalError as e:
+                    raise _err(e, off)
+                except (TypeError, AttributeError, ValueError):
+                    raise EvalError("no such overload", off) from None
+            return call2
+
+        def calln(env):
+            vals = [a(env) for a in argf]
+            if metered:
+                env["@cost"].charge(coster(*vals) if coster else 1)
+            try:
+                return impl(*vals)
+            except EvalError as e:
+                raise _err(e, off)
+            except (TypeError, AttributeError, ValueError):
+                raise EvalError("no such overload", off) from None
+        return calln
+
+    def f_index(self, n: A.Call) -> Fn:
+        return self._index(n, False)
+
+    def f_opt_index(self, n: A.Call) -> Fn:
+        return self._index(n, True)
+
+    def _logic(self, n: A.Call, is_and: bool) -> Fn:
+        left = self.compile(n.args[0])
+        right = self.compile(n.args[1])
+        off = n.offset
+        short = not is_and  # value that short-circuits: false for &&, true for ||
+
+        def logic(env):
+            lerr = None
+            try:
+                lv = left(env)
+                if type(lv) is not bool:
+                    raise EvalError("no such overload", off)
+                if lv is short:
+                    return short
+            except CostExceeded:
+                raise
+            except EvalError as e:
+                lerr = e
+            try:
+                rv = right(env)
+                if type(rv) is not bool:
+                    raise EvalError("no such overload", off)
+            except CostExceeded:
+                raise
+            except EvalError as e:
+                if lerr is not None:
+                    raise lerr
+                raise
+            if rv is short:
+                return short
+            if lerr is not None:
+                raise lerr
+            return rv
+        return logic
+
+    def f_and(self, n):
+        return self._logic(n, True)
+
+    def f_or(self, n):
+        return self._logic(n, False)
+
+    def f_ternary(self, n: A.Call) -> Fn:
+        cond = self.compile(n.args[0])
+        a = self.compile(n.args[1])
+        b = self.compile(n.args[2])
+        off = n.offset
+
+        def ternary(env):
+            c = cond(env)
+            if c is True:
+                return a(env)
+            if c is False:
+                return b(env)
+            raise EvalError("no such overload", off)
+        return ternary
+
+    def f_not(self, n: A.Call) -> Fn:
+        x = self.compile(n.args[0])
+        off, metered = n.offset, self.metered
+
+        def not_(env):
+            v = x(env)
+            if metered:
+                env["@cost"].charge(1)
+            if type(v) is bool:
+                return not v
+            raise EvalError("no such overload", off)
+        return not_
+
+    def f_nsf(self, n: A.Call) -> Fn:
+        x = self.compile(n.args[0])
+        metered = self.metered
+
+        def nsf(env):
+            if metered:
+                env["@cost"].charge(1)
+            try:
+                v = x(env)
+            except CostExceeded:
+                raise
+            except EvalError:
+                return True
+            return v is not False
+        return nsf
+
+    def f_eq(self, n):
+        return self._eq(n, False)
+
+    def f_ne(self, n):
+        return self._eq(n, True)
+
+    def _eq(self, n: A.Call, negate: bool) -> Fn:
+        left = self.compile(n.args[0])
+        right = self.compile(n.args[1])
+        metered = self.metered
+
+        def eq(env):
+            a, b = left(env), right(env)
+            if metered:
+                env["@cost"].charge(F.cost_compare(a, b))
+            if type(a) is type(b) and type(a) in (str, int, bool):
+                r = a == b
+            else:
+                r = cel_equal(a, b)
+            return (not r) if negate else r
+        return eq
+
+    def f_in(self, n: A.Call) -> Fn:
+        elem = self.compile(n.args[0])
+        container = self.compile(n.args[1])
+        off, metered = n.offset, self.metered
+
+        def in_(env):
+            e, c = elem(env), container(env)
+            if metered:
+                env["@cost"].charge(len(c) if isinstance(c, (list, tuple)) else 1)
+            try:
+                return F.op_in(e, c)
+            except EvalError as err:
+                raise _err(err, off)
+        return in_
+
+    # -- aggregates --------------------------------------------------------------------------
+    def c_list(self, n: A.ListLit) -> Fn:
+        elems = [self.compile(e) for e in n.elements]
+        opt = set(n.optional_indices)
+        off, metered = n.offset, self.metered
+        if not elems:
+            def empty(env):
+                if metered:
+                    env["@cost"].charge(10)
+                return []
+            return empty
+        if not opt:
+            def lst(env):
+                out = [e(env) for e in elems]
+                if metered:
+                    env["@cost"].charge(10)
+                return out
+            return lst
+
+        def optlist(env):
+            out = []
+            for i, e in enumerate(elems):
+                v = e(env)
+                if i in opt:
+                    if type(v) is not Optional:
+                        raise EvalError("no such overload", off)
+                    if v.present:
+                        out.append(v.value)
+                else:
+                    out.append(v)
+            if metered:
+                env["@cost"].charge(10)
+            return out
+        return optlist
+
+    def c_map(self, n: A.MapLit) -> Fn:
+        entries = [(self.compile(k), self.compile(v), o, eoff) for k, v, o, eoff in n.entries]
+        metered = self.metered
+
+        def mp(env):
+            out: dict = {}
+            for k, v, o, eoff in entries:
+                kv = k(env)
+                if type(kv) not in (str, int, UInt, bool):
+                    raise EvalError(f"unsupported map key type: {type_name(kv)}", eoff)
+                vv = v(env)
+                if o:
+                    if type(vv) is not Optional:
+                        raise EvalError("no such overload", eoff)
+                    if not vv.present:
+                        continue
+                    vv = vv.value
+                nk = F.map_key(kv)
+                if nk in out:
+                    raise EvalError(f"Failed with repeated key: {kv}", eoff)
+                out[nk] = vv
+            if metered:
+                env["@cost"].charge(30)
+            return out
+        return mp
+
+    def c_struct(self, n: A.Struct) -> Fn:
+        name, off = n.type_name, n.offset
+
+        def struct(env):
+            raise EvalError(f"unknown type: {name}", off)
+        return struct
+
+    # -- comprehensions ----------------------------------------------------------------------
+    def c_comprehension(self, n: A.Comprehension) -> Fn:
+        if n.macro == "cel.bind":
+            return self._bind(n)
+        rng = self.compile(n.iter_range)
+        init = self.compile(n.accu_init)
+        v1, v2, accu = n.iter_var, n.iter_var2, n.accu_var
+        self.scopes.extend([accu, v1] + ([v2] if v2 else []))
+        try:
+            cond = self.compile(n.loop_cond)
+            step = self.compile(n.loop_step)
+        finally:
+            del self.scopes[-(3 if v2 else 2):]
+        self.scopes.append(accu)
+        try:
+            result = self.compile(n.result)
+        finally:
+            self.scopes.pop()
+        off = n.offset
+        const_true_cond = isinstance(n.loop_cond, A.Lit) and n.loop_cond.value is True
+
+        def comprehension(env):
+            r = rng(env)
+            if isinstance(r, dict):
+                items = list(r.items()) if v2 else list(r.keys())
+            elif isinstance(r, (list, tuple)):
+                items = list(enumerate(r)) if v2 else r
+            else:
+                raise EvalError(f"got '{go_type_name(r)}', expected iterable type", off)
+            saved = {k: env.get(k, _MISSING) for k in (accu, v1, v2) if k}
+            try:
+                try:
+                    env[accu] = init(env)
+                except CostExceeded:
+                    raise
+                except EvalError as e:
+                    env[accu] = _ErrBox(e)
+                for it in items:
+                    if v2:
+                        env[v1], env[v2] = it
+                    else:
+                        env[v1] = it
+                    if not const_true_cond:
+                        try:
+                            c = cond(env)
+                        except CostExceeded:
+                            raise
+                        except EvalError as e:
+                            raise e
+                        if c is False:
+                            break
+                    try:
+                        env[accu] = step(env)
+                    except CostExceeded:
+                        raise
+                    except EvalError as e:
+                        env[accu] = _ErrBox(e)
+                return result(env)
+            finally:
+                for k, v in saved.items():
+                    if v is _MISSING:
+                        env.pop(k, None)
+                    else:
+                        env[k] = v
+        return comprehension
+
+    def _bind(self, n: A.Comprehension) -> Fn:
+        init = self.compile(n.accu_init)
+        var = n.accu_var
+        self.scopes.append(var)
+        try:
+            body = self.compile(n.result)
+        finally:
+            self.scopes.pop()
+        metered = self.metered
+
+        def bind(env):
+            if metered:
+                env["@cost"].charge(10)  # the empty iteration range list
+            old = env.get(var, _MISSING)
+            try:
+                env[var] = init(env)
+            except CostExceeded:
+                raise
+            except EvalError as e:
+                env[var] = _ErrBox(e)
+            try:
+                return body(env)
+            finally:
+                if old is _MISSING:
+                    env.pop(var, None)
+                else:
+                    env[var] = old
+        return bind
+
+
+_MISSING = object()
+
+_SPECIAL = {
+    "_[_]": "f_index", "_[?_]": "f_opt_index", "_&&_": "f_and", "_||_": "f_or",
+    "_?_:_": "f_ternary", "!_": "f_not", "@not_strictly_false": "f_nsf", "_==_": "f_eq",
+    "_!=_": "f_ne", "@in": "f_in",
+}
+
+
+def compile_program(node: A.Node, metered: bool) -> Fn:
+    return Compiler(metered).compile(node)

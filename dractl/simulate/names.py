@@ -1,0 +1,43 @@
+"""Deterministic stand-ins for the random names and UIDs the cluster would generate.
+
+Upstream appends 5 random characters from the alphabet below to a generateName and assigns
+random UIDs. dractl derives both from a hash of the inputs, so the same manifests always give
+the same output (golden files), yet names look like the real ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+# k8s.io/apimachinery/pkg/util/rand: consonants and digits that cannot spell words.
+SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_UID_NAMESPACE = uuid.UUID("6f0c8c4e-6d1e-4b43-9a57-6a1cd2d3a0b1")  # dractl's own UUIDv5 namespace
+
+
+def suffix(seed: str, length: int = 5) -> str:
+    digest = hashlib.sha256(seed.encode("utf-8")).digest()
+    return "".join(SAFE_ALPHABET[b % len(SAFE_ALPHABET)] for b in digest[:length])
+
+
+def generated_name(generate_name: str, seed: str) -> str:
+    """What the API server makes of metadata.generateName (prefix + 5 characters)."""
+    return generate_name + suffix(seed)
+
+
+def uid_for(kind: str, namespace: str, name: str) -> str:
+    return str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{namespace}/{name}"))
+
+
+def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
+    """The resourceclaim controller's generateName for a claim made from a template.
+
+    `<pod>-<podClaim>-`; when that is longer than 57 characters both parts are shortened in
+    proportion and joined without the trailing dash (docs/api-and-scheduling.md, 3.14).
+    """
+    original = f"{pod_name}-{pod_claim_name}-"
+    if len(original) <= 57:
+        return original
+    pod_len = len(pod_name) * 57 // len(original)
+    claim_len = len(pod_claim_name) * 57 // len(original)
+    return f"{pod_name[:pod_len]}-{pod_claim_name[:claim_len]}"

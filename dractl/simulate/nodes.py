@@ -1,0 +1,116 @@
+"""Nodes of the simulated cluster and the non-DRA checks a pod must pass on a node.
+
+Only what decides placement in a dry run: spec.nodeName, nodeSelector, required node affinity,
+and NoSchedule/NoExecute node taints against the pod's tolerations (kube-scheduler's NodeName,
+NodeAffinity and TaintToleration filter plugins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from dractl.allocator.nodes import NodeInfo, NodeSelectorError, node_selector_matches
+from dractl.api.resource import NodeSelector
+
+
+@dataclass(frozen=True)
+class NodeTaint:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass
+class SimNode:
+    name: str
+    labels: Mapping[str, str]
+    taints: tuple[NodeTaint, ...] = ()
+    allocatable: Mapping[str, Any] = field(default_factory=dict)
+    from_manifest: bool = True           # False: inferred from a slice's nodeName
+    info: NodeInfo = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.info = NodeInfo(self.name, MappingProxyType(dict(self.labels)))
+
+    @classmethod
+    def from_manifest(cls, data: Mapping[str, Any]) -> "SimNode":
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        labels = {str(k): "" if v is None else str(v) for k, v in labels.items()}
+        name = str(meta.get("name") or "")
+        labels.setdefault("kubernetes.io/hostname", name)
+        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+        taints = []
+        for t in spec.get("taints") or []:
+            if isinstance(t, dict) and isinstance(t.get("key"), str):
+                taints.append(NodeTaint(t["key"], str(t.get("value") or ""), str(t.get("effect") or "")))
+        if spec.get("unschedulable") is True:
+            # The node controller adds this taint to cordoned nodes.
+            taints.append(NodeTaint("node.kubernetes.io/unschedulable", "", "NoSchedule"))
+        status = data.get("status") if isinstance(data.get("status"), dict) else {}
+        allocatable = status.get("allocatable") if isinstance(status.get("allocatable"), dict) else {}
+        return cls(name, labels, tuple(taints), dict(allocatable))
+
+    @classmethod
+    def inferred(cls, name: str) -> "SimNode":
+        return cls(name, {"kubernetes.io/hostname": name}, (), {}, from_manifest=False)
+
+
+def toleration_tolerates(toleration: Mapping[str, Any], taint: NodeTaint) -> bool:
+    """core/v1 Toleration.ToleratesTaint."""
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.effect:
+        return False
+    key = toleration.get("key") or ""
+    operator = toleration.get("operator") or "Equal"
+    if not key:
+        return operator == "Exists"
+    if key != taint.key:
+        return False
+    if operator == "Exists":
+        return True
+    if operator == "Equal":
+        return (toleration.get("value") or "") == taint.value
+    return False
+
+
+def untolerated_taint(spec: Mapping[str, Any], node: SimNode,
+                      effects: tuple[str, ...] = ("NoSchedule", "NoExecute")) -> NodeTaint | None:
+    tolerations = [t for t in (spec.get("tolerations") or []) if isinstance(t, dict)]
+    for taint in node.taints:
+        if taint.effect not in effects:
+            continue
+        if not any(toleration_tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
+
+
+def pod_fits_node(spec: Mapping[str, Any], node: SimNode) -> str | None:
+    """None if the pod may run on the node as far as non-DRA filters go; else the reason
+    in kube-scheduler's words."""
+    node_name = spec.get("nodeName")
+    if isinstance(node_name, str) and node_name and node_name != node.name:
+        return "node(s) didn't match the requested node name"
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, dict):
+        for k, v in selector.items():
+            if node.labels.get(str(k)) != str(v):
+                return "node(s) didn't match Pod's node affinity/selector"
+    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), dict) else {}
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, dict):
+        sel = NodeSelector.from_dict(required)
+        if sel is not None:
+            try:
+                if not node_selector_matches(sel, node.info):
+                    return "node(s) didn't match Pod's node affinity/selector"
+            except NodeSelectorError:
+                return "node(s) didn't match Pod's node affinity/selector"
+    taint = untolerated_taint(spec, node)
+    if taint is not None:
+        shown = f"{taint.key}: {taint.value}" if taint.value else taint.key
+        return f"node(s) had untolerated taint {{{shown}}}"
+    return None

@@ -1,0 +1,162 @@
+"""Pods to schedule: plain Pods as they are, controllers expanded like their controllers would.
+
+Names follow the controllers' patterns (Deployment `<name>-<hash>-<5>`, StatefulSet `<name>-<i>`,
+Job/ReplicaSet/DaemonSet `<name>-<5>`), with deterministic hashes instead of random characters.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from dractl.load.document import Document
+from dractl.simulate.names import suffix, uid_for
+
+CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")
+
+
+@dataclass(eq=False)
+class PodInput:
+    namespace: str
+    name: str
+    uid: str
+    spec: dict[str, Any]
+    status: dict[str, Any]
+    labels: dict[str, str]
+    source: Document            # the Pod or the controller it came from
+    spec_path: tuple            # where `spec` lives inside source (for finding positions)
+    owner: str = ""             # "Deployment/web" for expanded pods
+    manifest: dict[str, Any] = field(default_factory=dict)  # the pod object as it would exist
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def pod_claims(self) -> list[dict]:
+        claims = self.spec.get("resourceClaims")
+        return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+
+    def node_name(self) -> str:
+        v = self.spec.get("nodeName")
+        return v if isinstance(v, str) else ""
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _pod_from_template(doc: Document, template: Any, template_path: tuple, name: str,
+                       owner_kind: str, owner_name: str, owner_uid: str,
+                       extra_spec: dict | None = None) -> PodInput | None:
+    if not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
+        return None
+    namespace = doc.namespace or "default"
+    meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+    spec = copy.deepcopy(template["spec"])
+    if extra_spec:
+        spec.update(extra_spec)
+    labels = dict(meta.get("labels") or {}) if isinstance(meta.get("labels"), dict) else {}
+    uid = uid_for("Pod", namespace, name)
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": uid,
+            **({"labels": labels} if labels else {}),
+            "ownerReferences": [{"apiVersion": _owner_api(owner_kind), "kind": owner_kind,
+                                 "name": owner_name, "uid": owner_uid, "controller": True,
+                                 "blockOwnerDeletion": True}],
+        },
+        "spec": spec,
+    }
+    return PodInput(namespace, name, uid, spec, {}, labels, doc, template_path + ("spec",),
+                    f"{doc.kind}/{doc.name}", manifest)
+
+
+def _owner_api(kind: str) -> str:
+    return "batch/v1" if kind in ("Job", "CronJob") else "apps/v1"
+
+
+def pod_from_document(doc: Document) -> PodInput:
+    data = doc.data
+    namespace = doc.namespace or "default"
+    meta = doc.metadata
+    uid = meta.get("uid") if isinstance(meta.get("uid"), str) else uid_for("Pod", namespace, doc.name)
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+    status = data.get("status") if isinstance(data.get("status"), dict) else {}
+    labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+    manifest = copy.deepcopy(data)
+    manifest.setdefault("metadata", {})
+    manifest["metadata"].setdefault("namespace", namespace)
+    manifest["metadata"]["uid"] = uid
+    return PodInput(namespace, doc.name, uid, copy.deepcopy(spec), copy.deepcopy(status),
+                    dict(labels), doc, ("spec",), "", manifest)
+
+
+def expand_controller(doc: Document, node_names: Iterable[str] = ()) -> list[PodInput]:
+    """Pods a controller would create. DaemonSets get one pod per node in `node_names`
+    (the caller passes the nodes the DaemonSet's pods may run on)."""
+    kind, data = doc.kind, doc.data
+    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+    namespace = doc.namespace or "default"
+    name = doc.name
+    uid = doc.metadata.get("uid") or uid_for(kind, namespace, name)
+    pods: list[PodInput] = []
+
+    def add(pod_name, template, path, owner_kind, owner_name, owner_uid, extra=None):
+        pod = _pod_from_template(doc, template, path, pod_name, owner_kind, owner_name,
+                                 owner_uid, extra)
+        if pod is not None:
+            pods.append(pod)
+
+    template = spec.get("template")
+    if kind == "Deployment":
+        rs_name = f"{name}-{suffix('rs/' + namespace + '/' + name, 10)}"
+        rs_uid = uid_for("ReplicaSet", namespace, rs_name)
+        for i in range(_int(spec.get("replicas"), 1)):
+            add(f"{rs_name}-{suffix(f'{rs_name}/{i}')}", template, ("spec", "template"),
+                "ReplicaSet", rs_name, rs_uid)
+    elif kind == "ReplicaSet":
+        for i in range(_int(spec.get("replicas"), 1)):
+            add(f"{name}-{suffix(f'{namespace}/{name}/{i}')}", template, ("spec", "template"),
+                "ReplicaSet", name, uid)
+    elif kind == "StatefulSet":
+        for i in range(_int(spec.get("replicas"), 1)):
+            add(f"{name}-{i}", template, ("spec", "template"), "StatefulSet", name, uid,
+                {"hostname": f"{name}-{i}"})
+    elif kind == "Job":
+        pods.extend(_job_pods(doc, spec, ("spec",), name, uid))
+    elif kind == "CronJob":
+        job_template = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
+        job_spec = job_template.get("spec") if isinstance(job_template.get("spec"), dict) else {}
+        # The CronJob controller names a job after its scheduled time in minutes; one job here.
+        job_name = f"{name}-{int(suffix('cron/' + name, 8).encode().hex(), 16) % 10**8:08d}"
+        pods.extend(_job_pods(doc, job_spec, ("spec", "jobTemplate", "spec"), job_name,
+                              uid_for("Job", namespace, job_name)))
+    elif kind == "DaemonSet":
+        for node in node_names:
+            affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+            add(f"{name}-{suffix(f'{namespace}/{name}/{node}')}", template, ("spec", "template"),
+                "DaemonSet", name, uid, {"affinity": affinity})
+    return pods
+
+
+def _job_pods(doc: Document, spec: dict, spec_path: tuple, job_name: str,
+              job_uid: str) -> list[PodInput]:
+    parallelism = _int(spec.get("parallelism"), 1)
+    completions = spec.get("completions")
+    count = min(parallelism, _int(completions, parallelism)) if completions is not None else parallelism
+    pods = []
+    namespace = doc.namespace or "default"
+    for i in range(count):
+        pod = _pod_from_template(doc, spec.get("template"), spec_path + ("template",),
+                                 f"{job_name}-{suffix(f'{namespace}/{job_name}/{i}')}", "Job",
+                                 job_name, job_uid)
+        if pod is not None:
+            pods.append(pod)
+    return pods
