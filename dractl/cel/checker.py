@@ -130,7 +130,12 @@ def _decl(sig: str) -> None:
     for one in sig.split(" | "):
         lhs, _, res = one.partition("->")
         lhs = lhs.strip()
-        paren = lhs.index("(")
+        depth, paren = 0, len(lhs) - 1
+        for paren in range(len(lhs) - 1, -1, -1):
+            depth += lhs[paren] == ")"
+            depth -= lhs[paren] == "("
+            if depth == 0:
+                break
         head, args = lhs[:paren], lhs[paren + 1:-1]
         member = False
         if "." in head and not head.startswith(("sets.", "strings.", "lists.", "optional.",
@@ -354,6 +359,7 @@ class Checker:
         self.types: dict[int, T] = {}
         self.errors: list[tuple[str, int]] = []
         self.scopes: list[dict[str, T]] = []
+        self.in_format = 0  # literals inside string.format() args are exempt from homogeneity
 
     def err(self, msg: str, offset: int) -> T:
         self.errors.append((msg, offset))
@@ -441,7 +447,12 @@ class Checker:
             return self._index(n)
         if fn == "_?_:_":
             return self._ternary(n)
-        args = [self.check(a) for a in n.args]
+        exempt = fn == "format" and n.target is not None
+        self.in_format += exempt
+        try:
+            args = [self.check(a) for a in n.args]
+        finally:
+            self.in_format -= exempt
         target_t = self.check(n.target) if n.target is not None else None
         if fn in ("matches", "find", "findAll"):
             self._check_regex_literal(n)
@@ -540,6 +551,9 @@ class Checker:
             if elem is None:
                 elem = t
             elif not _same_or_dyn(elem, t):
+                if self.in_format:
+                    elem = DYN
+                    continue
                 self.err(f"expected type '{elem}' but found '{t}'", e.offset)
             elif elem == DYN or _has_dyn(elem):
                 elem = t if not _has_dyn(t) else elem
@@ -558,12 +572,18 @@ class Checker:
                 elif kt is None:
                     kt = a
                 elif not _same_or_dyn(kt, a):
-                    self.err(f"expected type '{kt}' but found '{a}'", k.offset)
+                    if self.in_format:
+                        kt = DYN
+                    else:
+                        self.err(f"expected type '{kt}' but found '{a}'", k.offset)
             if b != ERROR:
                 if vt is None:
                     vt = b
                 elif not _same_or_dyn(vt, b):
-                    self.err(f"expected type '{vt}' but found '{b}'", v.offset)
+                    if self.in_format:
+                        vt = DYN
+                    else:
+                        self.err(f"expected type '{vt}' but found '{b}'", v.offset)
         return MAP(kt or T("_k", is_param=True), vt or T("_v", is_param=True))
 
     def k_struct(self, n: A.Struct) -> T:

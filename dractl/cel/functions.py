@@ -560,6 +560,67 @@ def f_timestamp(x: Any) -> Timestamp:
     return Timestamp(secs * 10 ** 9 + ns)
 
 
+def _ts_parts(ts, tz=None):
+    import datetime
+    if type(ts) is not Timestamp:
+        raise _nso()
+    d = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc) + \
+        datetime.timedelta(seconds=ts.nanos // 10 ** 9)
+    if tz is not None:
+        if type(tz) is not str:
+            raise _nso()
+        m = re.fullmatch(r"([+-])?(\d{2}):(\d{2})", tz)
+        if m:
+            off = datetime.timedelta(hours=int(m.group(2)), minutes=int(m.group(3)))
+            d = d.astimezone(datetime.timezone(-off if m.group(1) == "-" else off))
+        else:
+            try:
+                from zoneinfo import ZoneInfo
+                d = d.astimezone(ZoneInfo(tz))
+            except Exception:
+                raise EvalError(f"unknown time zone {tz}") from None
+    return d
+
+
+def _ts_getter(kind):
+    def get(x, tz=None):
+        if type(x) is Duration:
+            if tz is not None:
+                raise _nso()
+            total = x.nanos
+            return {"getHours": int(total / 3600e9), "getMinutes": int(total / 60e9),
+                    "getSeconds": int(total / 1e9),
+                    "getMilliseconds": int(total / 1e6)}.get(kind) if kind in (
+                "getHours", "getMinutes", "getSeconds", "getMilliseconds") else _nso_raise()
+        d = _ts_parts(x, tz)
+        if kind == "getFullYear":
+            return d.year
+        if kind == "getMonth":
+            return d.month - 1
+        if kind == "getDayOfYear":
+            return d.timetuple().tm_yday - 1
+        if kind == "getDayOfMonth":
+            return d.day - 1
+        if kind == "getDate":
+            return d.day
+        if kind == "getDayOfWeek":
+            return (d.weekday() + 1) % 7
+        if kind == "getHours":
+            return d.hour
+        if kind == "getMinutes":
+            return d.minute
+        if kind == "getSeconds":
+            return d.second
+        if kind == "getMilliseconds":
+            return (x.nanos % 10 ** 9) // 10 ** 6
+        raise _nso()
+    return get
+
+
+def _nso_raise():
+    raise _nso()
+
+
 # --- ext strings (version 2) ----------------------------------------------------------------
 
 def _str(x: Any) -> str:
@@ -1336,6 +1397,9 @@ FUNCTIONS: dict[str, Callable] = {
     "cel.@mapInsert": _map_insert,
 }
 FUNCTIONS.update(FORMAT_FUNCTIONS)
+for _g in ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
+           "getHours", "getMinutes", "getSeconds", "getMilliseconds"):
+    FUNCTIONS[_g] = _ts_getter(_g)
 
 
 def _ip_method(x):
@@ -1430,6 +1494,7 @@ _COSTERS: dict[str, Callable[..., int]] = {
     "sets.equivalent": lambda a, b: max(1, _sz(a) * _sz(b)),
     "sets.intersects": lambda a, b: max(1, _sz(a) * _sz(b)),
     "lists.range": lambda n: max(1, n if type(n) is int else 1),
+    "flatten": _c_size_list,
 }
 
 

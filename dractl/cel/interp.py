@@ -75,11 +75,95 @@ def _factor(n: int, f: float) -> int:
 
 
 class Compiler:
-    def __init__(self, metered: bool):
+    def __init__(self, metered: bool, scopes: list[str] | None = None, info: dict | None = None,
+                 folds: dict | None = None):
         self.metered = metered
-        self.scopes: list[str] = []
+        self.scopes: list[str] = scopes if scopes is not None else []
+        self.info = info if info is not None else {}  # node id -> (is_const, static_cost)
+        self.folds = folds if folds is not None else {}  # node id -> (value, cost) | None
 
     def compile(self, node: A.Node) -> Fn:
+        kind = node.kind
+        if kind != "lit":
+            const, static = self._analyse(node)
+            if const:
+                folded = self._fold(node)
+                if folded is not None:
+                    return folded
+            if self.metered and static is not None and kind != "ident":
+                inner = Compiler(False, self.scopes, self.info, self.folds).compile(node)
+
+                def charged(env, inner=inner, static=static):
+                    env["@cost"].charge(static)
+                    return inner(env)
+                return charged
+        return getattr(self, "c_" + kind)(node)
+
+    # -- static analysis: constant sub-expressions and fixed runtime costs --------------------
+    def _analyse(self, node: A.Node) -> tuple[bool, int | None]:
+        hit = self.info.get(node.id)
+        if hit is not None:
+            return hit
+        kind = node.kind
+        kids = [self._analyse(c) for c in node.children()]
+        const = all(k[0] for k in kids)
+        kid_cost = 0
+        for k in kids:
+            if k[1] is None:
+                kid_cost = None
+                break
+            kid_cost += k[1]
+        static: int | None
+        if kind == "lit":
+            const, static = True, 0
+        elif kind == "ident":
+            const = node.name in TYPE_IDENTS and node.name not in self.scopes
+            static = 0 if const else 1
+        elif kind == "select":
+            static = None if kid_cost is None else kid_cost + (0 if node.test_only else 1)
+        elif kind == "call":
+            fn = node.function
+            if fn in ("_&&_", "_||_", "_?_:_", "@not_strictly_false") or kid_cost is None:
+                static = None
+            elif fn in ("_[_]", "_[?_]", "!_"):
+                static = kid_cost + 1
+            elif fn in ("_==_", "_!=_", "@in") or F.runtime_cost(fn) is not None:
+                static = None  # depends on value sizes (constants are folded and measured)
+            else:
+                static = kid_cost + 1
+        elif kind == "list":
+            static = None if kid_cost is None else kid_cost + 10
+        elif kind == "map":
+            static = None if kid_cost is None else kid_cost + 30
+        else:  # comprehensions, structs
+            const, static = False, None
+        self.info[node.id] = (const, static)
+        return const, static
+
+    def _fold(self, node: A.Node) -> Fn | None:
+        """Evaluate a constant sub-expression once (metered, so a huge constant such as
+        ``lists.range(100000000)`` is not folded); metered programs still charge its cost."""
+        if node.id in self.folds:
+            r = self.folds[node.id]
+        else:
+            try:
+                env = {"@cost": Meter(FOLD_COST_LIMIT)}
+                value = Compiler(True, self.scopes, self.info, self.folds).c_dispatch(node)(env)
+                r = (value, env["@cost"].cost)
+            except Exception:  # errors stay lazy: they only matter if evaluated
+                r = None
+            self.folds[node.id] = r
+        if r is None:
+            return None
+        value, cost = r
+        if self.metered and cost:
+            def const_charged(env, value=value, cost=cost):
+                env["@cost"].charge(cost)
+                return value
+            return const_charged
+        return lambda env, value=value: value
+
+    def c_dispatch(self, node: A.Node) -> Fn:
         return getattr(self, "c_" + node.kind)(node)
 
     # -- leaves ------------------------------------------------------------------------------
@@ -533,6 +617,7 @@ class Compiler:
 
 
 _MISSING = object()
+FOLD_COST_LIMIT = 100_000
 
 _SPECIAL = {
     "_[_]": "f_index", "_[?_]": "f_opt_index", "_&&_": "f_and", "_||_": "f_or",

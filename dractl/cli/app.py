@@ -10,6 +10,7 @@ import typer
 
 from dractl import __version__
 from dractl.cli import common
+from dractl.cli.allocate_cmd import allocate
 from dractl.cli.validate_cmd import validate
 
 app = typer.Typer(
@@ -38,6 +39,16 @@ def _root(
 
 
 app.command("validate")(validate)
+app.command("allocate")(allocate)
+
+
+@app.command("inventories")
+def inventories() -> None:
+    """List the built-in sample inventories (use with --inventory builtin:NAME)."""
+    from dractl.inventories import list_inventories
+
+    for name, description in list_inventories():
+        typer.echo(f"{name:<16} {description}")
 
 
 @app.command("codes")

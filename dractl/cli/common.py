@@ -39,9 +39,18 @@ def make_gates(kube_version: str | KubeVersion | None, feature_gates: str | None
 
 def make_console(no_color: bool, stderr: bool = False) -> Console:
     no_color = no_color or "NO_COLOR" in os.environ
-    return Console(file=sys.stderr if stderr else sys.stdout, no_color=no_color, highlight=False,
-                   markup=False, emoji=False, soft_wrap=True,
-                   force_terminal=None if not no_color else False)
+    stream = sys.stderr if stderr else sys.stdout
+    # Piped output (CI logs, files, golden tests) is never wrapped or cut at 80 columns.
+    width = None if _is_terminal(stream) else 10_000
+    return Console(file=stream, no_color=no_color, highlight=False, markup=False, emoji=False,
+                   soft_wrap=True, width=width, force_terminal=None if not no_color else False)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def parse_size(text: str) -> int:

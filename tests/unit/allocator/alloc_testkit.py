@@ -27,7 +27,7 @@ class FakeEngine:
             raise CelRuntimeError(expression, "no such key: model")
 
         def attr(name):
-            value = device.attributes[name]
+            value = device.attributes.get(name)
             return None if value is None else value.value
 
         return bool(eval(expression, {"device": device, "attr": attr}))  # noqa: S307 - test helper

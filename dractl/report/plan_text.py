@@ -1,0 +1,136 @@
+"""`allocate -o text`: a compact, readable plan and the reasons for every failure."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich.console import Console
+from rich.text import Text
+from rich.tree import Tree
+
+from dractl.report.findings_text import print_findings
+from dractl.report.sanitize import safe_line
+from dractl.simulate.state import SCHEDULED, Plan, PodResult
+from dractl.validate.findings import Finding
+
+_STATUS_STYLE = {"Scheduled": "green", "Unschedulable": "bold red", "Invalid": "bold red",
+                 "Allocated": "green", "AlreadyAllocated": "cyan", "Unsatisfiable": "bold red",
+                 "Error": "bold red", "Pending": "yellow"}
+
+
+def _t(text: str, style: str = "") -> Text:
+    return Text(safe_line(text), style=style)
+
+
+def _pod_tree(p: PodResult, explain: bool) -> Tree:
+    label = Text()
+    label.append(safe_line(f"pod {p.namespace}/{p.name}"), style="bold")
+    if p.pod.owner:
+        label.append(safe_line(f" ({p.pod.owner})"), style="dim")
+    label.append("  ")
+    label.append(p.status, style=_STATUS_STYLE.get(p.status, ""))
+    if p.node:
+        label.append(safe_line(f" on {p.node}"))
+    tree = Tree(label)
+    for ref in p.claims:
+        claim = ref.claim
+        if claim is None:
+            tree.add(_t(f"claim {ref.name}: no claim needed", "dim"))
+            continue
+        shown = f"claim {ref.name} -> {claim.name}" if claim.name != ref.name else f"claim {claim.name}"
+        if claim.generated:
+            shown += " (generated)"
+        node = tree.add(_t(shown))
+        if claim.allocation is None:
+            continue
+        if p.status != SCHEDULED:
+            node.add(_t(f"already allocated, {claim.status}", "dim"))
+        by_request: dict[str, list[str]] = defaultdict(list)
+        for r in claim.allocation.devices:
+            extra = []
+            if r.admin_access:
+                extra.append("admin access")
+            if r.share_id:
+                extra.append("shared")
+            if r.consumed_capacity:
+                extra.append(", ".join(f"{k}={v.canonical()}" for k, v in sorted(r.consumed_capacity.items())))
+            by_request[r.request].append(f"{r.driver}/{r.pool}/{r.device}"
+                                         + (f" ({'; '.join(extra)})" if extra else ""))
+        for request, devices in by_request.items():
+            node.add(_t(f"request {request}: {', '.join(devices)}"))
+    for container, env in p.env.items():
+        for key, value in env.items():
+            tree.add(_t(f"env {container}.{key} = {value}", "cyan"))
+    for container, errors in p.env_errors.items():
+        for e in errors:
+            tree.add(_t(f"env {container}: {e.code} {e.message}", "red"))
+    for r in p.reasons:
+        style = "red" if r.severity == "error" else "yellow"
+        branch = tree.add(_t(f"{r.code} {r.message}", style))
+        for line in r.details:
+            branch.add(_t(line.strip(), "dim" if line.startswith("  ") else ""))
+    if explain and p.node_failures:
+        detail = tree.add(_t("per node:", "bold"))
+        for node_name, reason in p.node_failures.items():
+            n = detail.add(_t(f"{node_name}: {reason}"))
+            for line in p.node_explanations.get(node_name, []):
+                n.add(_t(line, "dim"))
+    return tree
+
+
+def print_plan(console: Console, plan: Plan, findings: list[Finding], *, explain: str | None = None,
+               quiet: bool = False) -> None:
+    if findings:
+        print_findings(console, findings, quiet=quiet)
+        console.print()
+    for r in plan.reasons:
+        console.print(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
+    for p in plan.pods:
+        if quiet and p.status == SCHEDULED:
+            continue
+        wanted = explain is not None and explain in (p.name, f"{p.namespace}/{p.name}", "*")
+        console.print(_pod_tree(p, wanted))
+    for c in plan.claims:
+        if c.referenced and not c.reasons:
+            continue
+        if c.generated or (c.status == "AlreadyAllocated" and not c.reasons):
+            continue
+        if quiet and c.status in ("Allocated", "AlreadyAllocated") and not c.reasons:
+            continue
+        label = Text()
+        label.append(safe_line(f"claim {c.namespace}/{c.name}"), style="bold")
+        label.append("  ")
+        label.append(c.status, style=_STATUS_STYLE.get(c.status, ""))
+        if c.node:
+            label.append(safe_line(f" for {c.node}"))
+        tree = Tree(label)
+        if c.allocation is not None:
+            for r in c.allocation.devices:
+                tree.add(_t(f"request {r.request}: {r.driver}/{r.pool}/{r.device}"))
+        for r in c.reasons:
+            branch = tree.add(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
+            for line in r.details:
+                branch.add(_t(line.strip(), "dim"))
+        console.print(tree)
+    console.print()
+    console.print(summary_text(plan, findings))
+
+
+def summary_text(plan: Plan, findings: list[Finding]) -> Text:
+    scheduled = sum(1 for p in plan.pods if p.status == SCHEDULED)
+    failed = len(plan.pods) - scheduled
+    allocated = sum(1 for c in plan.claims if c.status == "Allocated")
+    bad_claims = sum(1 for c in plan.claims if c.status in ("Unsatisfiable", "Error"))
+    errors = sum(1 for f in findings if f.severity == "error")
+    text = Text()
+    text.append(f"{len(plan.pods)} pod(s): ")
+    text.append(f"{scheduled} scheduled", style="green")
+    text.append(", ")
+    text.append(f"{failed} not scheduled", style="bold red" if failed else "")
+    text.append(f"; {allocated} claim(s) allocated")
+    if bad_claims:
+        text.append(f", {bad_claims} could not be allocated", style="bold red")
+    text.append(f"; {len(plan.nodes)} node(s)")
+    if errors:
+        text.append(f"; {errors} validation error(s)", style="bold red")
+    return text

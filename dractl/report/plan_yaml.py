@@ -1,0 +1,72 @@
+"""`allocate -o yaml`: the objects as the cluster would hold them after scheduling.
+
+One multi-document stream: every ResourceClaim this run allocated or reserved (generated ones
+included), then every pod with spec.nodeName and status.resourceClaimStatuses. Byte-for-byte
+deterministic: input order, no timestamps, YAML 1.1-safe quoting (PyYAML quotes "on", "yes", ...).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import yaml
+
+from dractl.simulate.state import SCHEDULED, Plan
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_presenter(dumper, data: str):
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def claim_objects(plan: Plan) -> list[dict]:
+    out = []
+    for c in plan.claims:
+        if not c.touched:
+            continue
+        obj = copy.deepcopy(c.manifest)
+        status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+        status = dict(status)
+        if c.allocation is not None:
+            status["allocation"] = c.allocation.to_dict()
+        if c.reserved_for:
+            status["reservedFor"] = list(c.reserved_for)
+        obj["status"] = status
+        out.append(obj)
+    return out
+
+
+def pod_objects(plan: Plan) -> list[dict]:
+    out = []
+    for p in plan.pods:
+        obj = copy.deepcopy(p.pod.manifest)
+        spec = obj.setdefault("spec", {})
+        if p.status == SCHEDULED and p.node:
+            spec["nodeName"] = p.node
+        status = dict(obj.get("status") or {})
+        if p.pod.status.get("resourceClaimStatuses"):
+            status["resourceClaimStatuses"] = copy.deepcopy(p.pod.status["resourceClaimStatuses"])
+        if p.status != SCHEDULED:
+            status["phase"] = "Pending"
+            message = "; ".join(r.message for r in p.reasons if r.severity == "error")
+            status["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                     "reason": "Unschedulable", "message": message}]
+        if status:
+            obj["status"] = status
+        out.append(obj)
+    return out
+
+
+def render(plan: Plan) -> str:
+    docs = claim_objects(plan) + pod_objects(plan)
+    if not docs:
+        return ""
+    return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+                         explicit_start=True, allow_unicode=False, width=100)

@@ -1,0 +1,672 @@
+"""The dry run: kube-scheduler's DynamicResources plugin over the whole input, one pod at a time.
+
+For each pod, in input order: resolve its claims (simulating the resourceclaim controller for
+templates), run PreFilter's checks, then for each node in inventory order the non-DRA filters,
+the allocated claims' node selectors and the structured allocator for the claims that still need
+devices. The chosen node's allocations are committed before the next pod, so later pods see the
+devices as in use (the scheduler's assume cache). docs/api-and-scheduling.md, section 3.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from dractl.allocator import Allocator
+from dractl.allocator.nodes import NodeSelectorError, node_selector_matches
+from dractl.allocator.reasons import DESCRIPTIONS
+from dractl.api.convert import to_v1
+from dractl.api.resource import (AllocationResult, DeviceClass, DeviceTaintRule, ModelError,
+                                 ResourceClaim, ResourceSlice)
+from dractl.api.versions import FeatureGates
+from dractl.load.document import Document
+from dractl.simulate import reasons as R
+from dractl.simulate.names import claim_generate_name, generated_name, uid_for
+from dractl.simulate.nodes import SimNode, pod_fits_node
+from dractl.simulate.pods import CONTROLLER_KINDS, PodInput, expand_controller, pod_from_document
+from dractl.simulate.state import (ALLOCATED, ALREADY_ALLOCATED, CLAIM_ERROR, DELETE_PROTECTION_FINALIZER,
+                                   INVALID, MAX_RESERVED_FOR, PENDING, SCHEDULED, UNSATISFIABLE,
+                                   UNSCHEDULABLE, ClaimState, Plan, PodClaimRef, PodResult, Reason)
+
+NODE_ORDERS = ("first", "least-allocated", "most-allocated")
+_SHARE_NS = uuid.UUID("0d3f3c52-3a8e-4f57-9a0e-8f1c6b7d2e10")
+# Allocator explanations are a second, diagnostic search per failing node; cap the work spent on
+# one unschedulable pod (the rest are summarised by their scheduler reason).
+MAX_EXPLAINED_NODES = 64
+
+
+@dataclass
+class Options:
+    only_node: str | None = None
+    node_order: str = "first"
+    timeout: float | None = 10.0          # per node and pod, like the scheduler's filterTimeout
+    simulate_controllers: bool = True
+
+
+class _Failure(Exception):
+    """The pod cannot be scheduled for a reason that no node can change."""
+
+    def __init__(self, reason: Reason):
+        super().__init__(reason.message)
+        self.reason = reason
+
+
+class Simulation:
+    def __init__(self, documents: Iterable[Document], gates: FeatureGates,
+                 options: Options | None = None, invalid: set[int] | None = None):
+        self.gates = gates
+        self.options = options or Options()
+        self.invalid = invalid or set()
+        self.plan = Plan()
+        self._share_seq = 0
+        self._docs = list(documents)
+        self._build()
+
+    # ------------------------------------------------------------------ inventory --------------
+    def _build(self) -> None:
+        classes: list[DeviceClass] = []
+        slices: list[ResourceSlice] = []
+        rules: list[DeviceTaintRule] = []
+        self.templates: dict[tuple[str, str], dict] = {}
+        self.claims: dict[tuple[str, str], ClaimState] = {}
+        self.namespaces: dict[str, dict] = {}
+        self.node_docs: list[Document] = []
+        self.pod_docs: list[Document] = []
+        self.class_names: set[str] = set()
+        for doc in self._docs:
+            kind, group = doc.kind, doc.group
+            bad = id(doc) in self.invalid
+            if group == "resource.k8s.io":
+                data = to_v1(doc.data)
+                try:
+                    if kind == "DeviceClass" and not bad:
+                        classes.append(DeviceClass.from_dict(data))
+                        self.class_names.add(doc.name)
+                    elif kind == "ResourceSlice" and not bad:
+                        slices.append(ResourceSlice.from_dict(data))
+                    elif kind == "DeviceTaintRule" and not bad:
+                        rules.append(DeviceTaintRule.from_dict(data))
+                    elif kind == "ResourceClaimTemplate":
+                        ns = doc.namespace or "default"
+                        self.templates[(ns, doc.name)] = {"doc": doc, "data": data, "invalid": bad}
+                    elif kind == "ResourceClaim":
+                        self._add_input_claim(doc, data, bad)
+                except (ModelError, ValueError, TypeError) as exc:
+                    self.plan.reasons.append(Reason(R.MODEL, f"{doc.file}: {kind} {doc.name}: {exc}; "
+                                                    "ignored by the dry run"))
+            elif kind == "Node" and not doc.group:
+                self.node_docs.append(doc)
+            elif kind == "Namespace" and not doc.group:
+                self.namespaces[doc.name] = doc.data
+            elif kind == "Pod" and not doc.group or kind in CONTROLLER_KINDS:
+                self.pod_docs.append(doc)
+
+        self.nodes = self._build_nodes(slices)
+        self.plan.nodes = [n.name for n in self.nodes]
+        self.node_by_name = {n.name: n for n in self.nodes}
+        pre_allocated = [c.model for c in self.claims.values() if c.pre_allocated and c.model]
+        self.allocator = Allocator(self.gates, classes, slices, pre_allocated, rules,
+                                   share_id=self._next_share_id)
+        # Which node each node-local pool belongs to: decides whose failure caches an allocation
+        # invalidates, and what least/most-allocated count.
+        self.pool_node: dict[tuple[str, str], str] = {}
+        shared_pools = set()
+        for sl in slices:
+            pid = (sl.driver, sl.pool.name)
+            if sl.node_name and self.pool_node.get(pid, sl.node_name) == sl.node_name:
+                self.pool_node[pid] = sl.node_name
+            else:
+                shared_pools.add(pid)
+        for pid in shared_pools:
+            self.pool_node.pop(pid, None)
+        self.node_devices_used: Counter = Counter()
+        for claim in self.claims.values():
+            if claim.pre_allocated and claim.allocation:
+                self._count_devices(claim.allocation, +1)
+        self.node_version: Counter = Counter()
+        self.shared_version = 0
+        self._fail_cache: dict[tuple, tuple] = {}
+
+    def _add_input_claim(self, doc: Document, data: dict, bad: bool) -> None:
+        ns = doc.namespace or "default"
+        manifest = copy.deepcopy(data)
+        meta = manifest.setdefault("metadata", {})
+        meta.setdefault("namespace", ns)
+        meta.setdefault("uid", uid_for("ResourceClaim", ns, doc.name))
+        model = None
+        model_error = ""
+        try:
+            model = ResourceClaim.from_dict(manifest)
+        except (ModelError, ValueError, TypeError) as exc:
+            model_error = str(exc)
+        status = manifest.get("status") if isinstance(manifest.get("status"), dict) else {}
+        state = ClaimState(ns, doc.name, meta["uid"], manifest, model, doc,
+                           pre_allocated=model is not None and model.allocation is not None,
+                           model_error=model_error)
+        if state.pre_allocated:
+            state.allocation = model.allocation
+            state.status = ALREADY_ALLOCATED
+            state.reserved_for = [r for r in status.get("reservedFor") or [] if isinstance(r, dict)]
+        if bad:
+            state.status = CLAIM_ERROR
+            state.reasons.append(Reason(R.CLAIM_INVALID, "the claim has validation errors; not allocated"))
+        elif model_error:
+            state.status = CLAIM_ERROR
+            state.reasons.append(Reason(R.MODEL, model_error))
+        self.claims[state.key] = state
+        self.plan.claims.append(state)
+
+    def _build_nodes(self, slices: list[ResourceSlice]) -> list[SimNode]:
+        nodes: list[SimNode] = []
+        seen = set()
+        for doc in self.node_docs:
+            node = SimNode.from_manifest(doc.data)
+            if node.name and node.name not in seen:
+                seen.add(node.name)
+                nodes.append(node)
+        # Nodes named only by slices (an inventory without Node objects): in slice order.
+        inferred = []
+        for sl in slices:
+            if sl.node_name and sl.node_name not in seen:
+                seen.add(sl.node_name)
+                inferred.append(SimNode.inferred(sl.node_name))
+        if inferred and nodes:
+            self.plan.reasons.append(Reason(
+                R.NODE_INFERRED, f"{len(inferred)} node(s) named by ResourceSlices have no Node "
+                f"object ({', '.join(n.name for n in inferred[:5])}{', ...' if len(inferred) > 5 else ''}); "
+                "assumed to exist without labels or taints", severity="warning"))
+        return nodes + inferred
+
+    def _next_share_id(self) -> str:
+        self._share_seq += 1
+        return str(uuid.uuid5(_SHARE_NS, f"share/{self._share_seq}"))
+
+    def _count_devices(self, allocation: AllocationResult, sign: int) -> None:
+        for r in allocation.devices:
+            node = self.pool_node.get((r.driver, r.pool))
+            if node:
+                self.node_devices_used[node] += sign
+
+    # ------------------------------------------------------------------ run ---------------------
+    def run(self) -> Plan:
+        if not self.nodes:
+            self.plan.reasons.append(Reason(R.NO_NODES, "no nodes: give Node objects or ResourceSlices "
+                                            "with spec.nodeName (e.g. --inventory builtin:example-gpu)"))
+        for doc in self.pod_docs:
+            if doc.kind == "Pod":
+                pods = [pod_from_document(doc)]
+            elif doc.kind == "DaemonSet":
+                pods = self._daemonset_pods(doc)
+            else:
+                pods = expand_controller(doc)
+            for pod in pods:
+                result = PodResult(pod)
+                self.plan.pods.append(result)
+                if id(doc) in self.invalid:
+                    result.status = INVALID
+                    result.reasons.append(Reason(R.POD_INVALID, f"{doc.kind} {doc.name} has validation "
+                                                 "errors; not scheduled"))
+                    continue
+                self._schedule(result)
+        self._allocate_unreferenced()
+        for claim in self.plan.claims:
+            if claim.status == PENDING and not claim.referenced:
+                claim.status = PENDING
+        return self.plan
+
+    def _daemonset_pods(self, doc: Document) -> list[PodInput]:
+        # One pod per node the template may run on (nodeSelector, affinity, taints).
+        probe = expand_controller(doc, ["__probe__"])
+        if not probe:
+            return []
+        spec = dict(probe[0].spec)
+        spec.pop("affinity", None)
+        tmpl = (doc.data.get("spec") or {}).get("template") or {}
+        tmpl_spec = tmpl.get("spec") if isinstance(tmpl.get("spec"), dict) else {}
+        if tmpl_spec.get("affinity"):
+            spec["affinity"] = tmpl_spec["affinity"]
+        eligible = [n.name for n in self.nodes if pod_fits_node(spec, n) is None]
+        return expand_controller(doc, eligible)
+
+    # ------------------------------------------------------------------ one pod -----------------
+    def _schedule(self, result: PodResult) -> None:
+        pod = result.pod
+        try:
+            refs = self._resolve_claims(pod, result)
+            self._prefilter(pod, refs)
+        except _Failure as failure:
+            result.status = UNSCHEDULABLE
+            result.reasons.append(failure.reason)
+            return
+        result.claims = refs
+        claims = [r.claim for r in refs if r.claim is not None]
+        pending = _unique([c for c in claims if c.allocation is None])
+        allocated = _unique([c for c in claims if c.allocation is not None])
+
+        if pod.node_name():
+            result.reasons.append(Reason(
+                R.NODE_NAME_BYPASS, f"spec.nodeName is set to {pod.node_name()}: such pods bypass "
+                "kube-scheduler, so nothing would allocate their claims (dractl places the pod on "
+                "that node only)" if pending else f"spec.nodeName is set to {pod.node_name()}: "
+                "placed on that node only", severity="warning"))
+            if pod.node_name() not in self.node_by_name:
+                result.status = UNSCHEDULABLE
+                result.reasons.append(Reason(R.NODE_NOT_FOUND, f"node {pod.node_name()} not found"))
+                return
+        candidates = self.nodes
+        if self.options.only_node:
+            node = self.node_by_name.get(self.options.only_node)
+            candidates = [node] if node else []
+            if node is None:
+                result.status = UNSCHEDULABLE
+                result.reasons.append(Reason(R.NODE_NOT_FOUND, f"node {self.options.only_node} (--node) "
+                                             "not found"))
+                return
+        if not candidates:
+            result.status = UNSCHEDULABLE
+            result.reasons.append(Reason(R.NO_NODES, "0/0 nodes are available: no nodes in the inventory"))
+            return
+
+        pending_models = [c.model for c in pending]
+        signature = self._signature(pod, pending, allocated)
+        wants_score = any(req.first_available for c in pending for req in c.model.requests)
+        exhaustive = wants_score or self.options.node_order != "first"
+        feasible: list[tuple[SimNode, Any]] = []
+        for node in candidates:
+            reason = self._cached_failure(node, signature)
+            if reason is None:
+                reason, outcome = self._filter(pod, node, pending_models, allocated, result)
+                if isinstance(outcome, _Failure):
+                    result.status = UNSCHEDULABLE
+                    result.reasons.append(outcome.reason)
+                    return
+                if reason is not None:
+                    self._remember_failure(node, signature, reason)
+            if reason is not None:
+                result.node_failures[node.name] = reason
+                continue
+            feasible.append((node, outcome))
+            if not exhaustive:
+                break
+
+        if not feasible:
+            result.status = UNSCHEDULABLE
+            result.reasons.append(self._no_fit_reason(result, pending_models, len(candidates)))
+            return
+        node, outcome = self._choose(feasible, pending) if exhaustive else feasible[0]
+        self._bind(result, node, pending, outcome)
+
+    def _signature(self, pod: PodInput, pending: list[ClaimState], allocated: list[ClaimState]) -> tuple:
+        spec = pod.spec
+        placement = json.dumps([spec.get("nodeName"), spec.get("nodeSelector"), spec.get("affinity"),
+                                spec.get("tolerations")], sort_keys=True, default=str)
+        claims = json.dumps([c.manifest.get("spec") for c in pending], sort_keys=True, default=str)
+        selectors = tuple(id(c.allocation) for c in allocated)
+        return (placement, claims, selectors)
+
+    def _cached_failure(self, node: SimNode, signature: tuple) -> str | None:
+        hit = self._fail_cache.get((node.name, signature))
+        if hit and hit[0] == self.node_version[node.name] and hit[1] == self.shared_version:
+            return hit[2]
+        return None
+
+    def _remember_failure(self, node: SimNode, signature: tuple, reason: str) -> None:
+        self._fail_cache[(node.name, signature)] = (self.node_version[node.name], self.shared_version,
+                                                    reason)
+
+    def _filter(self, pod: PodInput, node: SimNode, pending_models: list[ResourceClaim],
+                allocated: list[ClaimState], result: PodResult):
+        """(failure reason or None, allocator outcome or _Failure)."""
+        reason = pod_fits_node(pod.spec, node)
+        if reason is not None:
+            return reason, None
+        for claim in allocated:
+            selector = claim.allocation.node_selector if claim.allocation else None
+            if selector is None:
+                continue
+            try:
+                ok = node_selector_matches(selector, node.info)
+            except NodeSelectorError:
+                ok = False
+            if not ok:
+                return "resourceclaim not available on the node", None
+        if not pending_models:
+            return None, None
+        outcome = self.allocator.allocate(node.info, pending_models, timeout=self.options.timeout)
+        if outcome.allocated:
+            return None, outcome
+        if outcome.is_error:
+            if outcome.timed_out:
+                return f"timed out trying to allocate devices ({outcome.error})", None
+            if outcome.node_failure:
+                return outcome.error or "invalid resource pools were encountered", None
+            return None, _Failure(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error"))
+        return "cannot allocate all claims", None
+
+    def _choose(self, feasible: list, pending: list[ClaimState]):
+        """Among feasible nodes: highest DRA score (prioritized lists, 1.36+), then the node order
+        policy, then inventory order (Python's sort is stable)."""
+        def score(item) -> int:
+            _, outcome = item
+            if outcome is None:
+                return 0
+            total = 0
+            for claim, alloc in zip(pending, outcome.results):
+                subs = {r.name: r for r in claim.model.requests if r.first_available}
+                for res in alloc.devices:
+                    parent, _, sub = res.request.partition("/")
+                    if parent in subs and sub:
+                        names = [s.name for s in subs[parent].first_available]
+                        if sub in names:
+                            total += 8 - names.index(sub)
+            return total
+
+        def used(item) -> int:
+            return self.node_devices_used[item[0].name]
+
+        order = self.options.node_order
+        keyed = sorted(feasible, key=lambda it: (-score(it),
+                                                 used(it) if order == "least-allocated"
+                                                 else -used(it) if order == "most-allocated" else 0))
+        return keyed[0]
+
+    def _bind(self, result: PodResult, node: SimNode, pending: list[ClaimState], outcome) -> None:
+        pod = result.pod
+        # PreBind: the API server rejects a 257th reservedFor entry; the whole attempt fails.
+        for ref in result.claims:
+            claim = ref.claim
+            if claim is None or _reserved(claim, pod.uid):
+                continue
+            if len(claim.reserved_for) >= MAX_RESERVED_FOR:
+                result.status = UNSCHEDULABLE
+                result.reasons.append(Reason(
+                    R.RESERVED_FOR_FULL,
+                    f"add reservation to claim {claim.ref}: ResourceClaim.resource.k8s.io "
+                    f"\"{claim.name}\" is invalid: status.reservedFor: Too many: "
+                    f"{len(claim.reserved_for) + 1}: must have at most {MAX_RESERVED_FOR} items",
+                    details=("dractl: more than 256 pods share this claim; with Kubernetes 1.36+ "
+                             "(DRAWorkloadResourceClaims) put the claim on the pods' PodGroup so "
+                             "that one reservation covers the whole group",)))
+                return
+        if outcome is not None:
+            for claim, allocation in zip(pending, outcome.results):
+                self.allocator.commit(claim.model, allocation)
+                claim.allocation = allocation
+                claim.status = ALLOCATED
+                claim.node = node.name
+                claim.touched = True
+                self._count_devices(allocation, +1)
+                self._invalidate(allocation, node.name)
+                finalizers = claim.manifest.setdefault("metadata", {}).setdefault("finalizers", [])
+                if DELETE_PROTECTION_FINALIZER not in finalizers:
+                    finalizers.append(DELETE_PROTECTION_FINALIZER)
+        for ref in result.claims:
+            claim = ref.claim
+            if claim is None or _reserved(claim, pod.uid):
+                continue
+            claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+            claim.touched = True
+        result.status = SCHEDULED
+        result.node = node.name
+        self._warn_after_placement(result, node)
+
+    def _invalidate(self, allocation: AllocationResult, node_name: str) -> None:
+        self.node_version[node_name] += 1
+        for r in allocation.devices:
+            owner = self.pool_node.get((r.driver, r.pool))
+            if owner is None:
+                self.shared_version += 1  # a pool several nodes can see
+            elif owner != node_name:
+                self.node_version[owner] += 1
+
+    def _warn_after_placement(self, result: PodResult, node: SimNode) -> None:
+        for ref in result.claims:
+            claim = ref.claim
+            if claim is None or claim.allocation is None:
+                continue
+            waiting = [r for r in claim.allocation.devices if r.binding_conditions]
+            if waiting:
+                devices = ", ".join(f"{r.driver}/{r.pool}/{r.device}" for r in waiting)
+                conditions = sorted({c for r in waiting for c in r.binding_conditions or ()})
+                result.reasons.append(Reason(
+                    R.BINDING_CONDITIONS, f"claim {claim.ref}: the pod would wait in PreBind for "
+                    f"binding conditions {', '.join(conditions)} on {devices} (placement is tentative)",
+                    severity="warning"))
+
+    # ------------------------------------------------------------------ claims ------------------
+    def _resolve_claims(self, pod: PodInput, result: PodResult) -> list[PodClaimRef]:
+        refs: list[PodClaimRef] = []
+        statuses = {s.get("name"): s for s in pod.status.get("resourceClaimStatuses") or []
+                    if isinstance(s, dict)}
+        for entry in pod.pod_claims():
+            name = entry.get("name")
+            if entry.get("resourceClaimName"):
+                claim = self.claims.get((pod.namespace, entry["resourceClaimName"]))
+                if claim is None:
+                    raise _Failure(Reason(R.CLAIM_NOT_FOUND, f"resourceclaim.resource.k8s.io "
+                                          f"\"{entry['resourceClaimName']}\" not found",
+                                          details=(f"pod claim {name} names ResourceClaim "
+                                                   f"{pod.namespace}/{entry['resourceClaimName']}, "
+                                                   "which is not among the inputs",)))
+            elif entry.get("resourceClaimTemplateName"):
+                claim = self._claim_from_template(pod, entry, statuses.get(name))
+                if claim is None:
+                    refs.append(PodClaimRef(name, None))
+                    continue
+            else:
+                raise _Failure(Reason(R.CLAIM_SOURCE, f"pod \"{pod.key}\", spec.resourceClaim "
+                                      f"\"{name}\": none of the supported fields are set"))
+            if claim.deleting:
+                raise _Failure(Reason(R.CLAIM_DELETING, f"resourceclaim \"{claim.name}\" is being deleted"))
+            if claim.status == CLAIM_ERROR and claim.model is None or (
+                    claim.source is not None and id(claim.source) in self.invalid):
+                raise _Failure(Reason(R.CLAIM_INVALID, f"ResourceClaim {claim.ref} has validation "
+                                      "errors"))
+            claim.referenced = True
+            refs.append(PodClaimRef(name, claim))
+        return refs
+
+    def _claim_from_template(self, pod: PodInput, entry: dict, status: dict | None) -> ClaimState | None:
+        name = entry["name"]
+        if status is not None:
+            claim_name = status.get("resourceClaimName")
+            if not claim_name:
+                return None  # the controller decided no claim is needed
+            claim = self.claims.get((pod.namespace, claim_name))
+            if claim is None:
+                raise _Failure(Reason(R.CLAIM_NOT_FOUND, f"resourceclaim.resource.k8s.io \"{claim_name}\" "
+                                      "not found"))
+            if not any(uid == pod.uid and kind == "Pod" for kind, _, uid in claim.owner_uids()):
+                raise _Failure(Reason(R.CLAIM_NOT_OWNED, f"ResourceClaim {claim.ref} was not created "
+                                      f"for Pod {pod.key} (Pod is not owner)"))
+            return claim
+        if not self.options.simulate_controllers:
+            raise _Failure(Reason(R.CLAIM_NOT_CREATED, f"pod \"{pod.key}\": ResourceClaim not created yet"))
+        template_name = entry["resourceClaimTemplateName"]
+        template = self.templates.get((pod.namespace, template_name))
+        if template is None:
+            raise _Failure(Reason(R.TEMPLATE_NOT_FOUND, f"resourceclaimtemplate.resource.k8s.io "
+                                  f"\"{template_name}\" not found",
+                                  details=(f"pod claim {name}: ResourceClaimTemplate "
+                                           f"{pod.namespace}/{template_name} is not among the inputs; "
+                                           "the resourceclaim controller cannot create the claim",)))
+        if template["invalid"]:
+            raise _Failure(Reason(R.CLAIM_INVALID, f"ResourceClaimTemplate {pod.namespace}/{template_name} "
+                                  "has validation errors"))
+        claim = self._generate_claim(pod, name, template)
+        pod.status.setdefault("resourceClaimStatuses", []).append(
+            {"name": name, "resourceClaimName": claim.name})
+        return claim
+
+    def _generate_claim(self, pod: PodInput, pod_claim: str, template: dict) -> ClaimState:
+        data = template["data"]
+        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+        tmeta = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
+        claim_name = generated_name(claim_generate_name(pod.name, pod_claim), f"{pod.uid}/{pod_claim}")
+        meta: dict[str, Any] = {"name": claim_name, "namespace": pod.namespace,
+                                "uid": uid_for("ResourceClaim", pod.namespace, claim_name)}
+        if tmeta.get("labels"):
+            meta["labels"] = copy.deepcopy(tmeta["labels"])
+        meta["annotations"] = {**copy.deepcopy(tmeta.get("annotations") or {}),
+                               "resource.kubernetes.io/pod-claim-name": pod_claim}
+        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+                                    "controller": True, "blockOwnerDeletion": True}]
+        manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+                    "spec": copy.deepcopy(spec.get("spec") or {})}
+        try:
+            model = ResourceClaim.from_dict(manifest)
+        except (ModelError, ValueError, TypeError) as exc:
+            raise _Failure(Reason(R.MODEL, f"claim from template {pod.namespace}/"
+                                  f"{data.get('metadata', {}).get('name')}: {exc}")) from None
+        state = ClaimState(pod.namespace, claim_name, meta["uid"], manifest, model, template["doc"],
+                           generated=True, touched=True)
+        self.claims[state.key] = state
+        self.plan.claims.append(state)
+        return state
+
+    def _prefilter(self, pod: PodInput, refs: list[PodClaimRef]) -> None:
+        for ref in refs:
+            claim = ref.claim
+            if claim is None or claim.allocation is not None:
+                continue
+            if claim.model is None:
+                raise _Failure(Reason(R.MODEL, f"ResourceClaim {claim.ref}: {claim.model_error}"))
+            for req in claim.model.requests:
+                if req.first_available and not self.gates.enabled("DRAPrioritizedList"):
+                    raise _Failure(Reason(R.GATE_DISABLED, f"resource claim {claim.ref}, request "
+                                          f"{req.name}: has subrequests, but the DRAPrioritizedList "
+                                          "feature is disabled"))
+                if req.exactly is None and not req.first_available:
+                    raise _Failure(Reason(R.UNKNOWN_REQUEST, f"resource claim {claim.ref}, request "
+                                          f"{req.name}: unknown request type"))
+                wanted = [(req.name, req.exactly.device_class_name)] if req.exactly else [
+                    (f"{req.name}/{s.name}", s.device_class_name) for s in req.first_available]
+                for shown, class_name in wanted:
+                    if class_name not in self.class_names:
+                        raise _Failure(Reason(R.CLASS_NOT_FOUND, f"request {shown}: device class "
+                                              f"{class_name} does not exist"))
+            if self.gates.enabled("DRAAdminAccess"):
+                self._check_admin_access(claim)
+
+    def _check_admin_access(self, claim: ClaimState) -> None:
+        if not any(r.exactly and r.exactly.admin_access for r in claim.model.requests):
+            return
+        ns = self.namespaces.get(claim.namespace)
+        label = "resource.kubernetes.io/admin-access"
+        if ns is None:
+            claim.reasons.append(Reason(R.ADMIN_NAMESPACE_UNKNOWN, f"claim {claim.ref} requests admin "
+                                        f"access; the API server requires namespace {claim.namespace} "
+                                        f"to carry the label {label}=true, and no Namespace object was "
+                                        "given to check it", severity="warning"))
+            return
+        labels = (ns.get("metadata") or {}).get("labels") or {}
+        if str(labels.get(label)) != "true":
+            raise _Failure(Reason(R.ADMIN_NAMESPACE, f"claim {claim.ref} requests admin access, but "
+                                  f"namespace {claim.namespace} does not have the label {label}=true "
+                                  "(the API server rejects such claims)"))
+
+    # ------------------------------------------------------------------ explanations ------------
+    def _no_fit_reason(self, result: PodResult, pending_models: list[ResourceClaim], total: int) -> Reason:
+        counts = Counter(result.node_failures.values())
+        summary = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
+        message = f"0/{total} nodes are available: {summary}."
+        details: list[str] = []
+        explained = 0
+        groups: dict[tuple, list[str]] = {}
+        for node_name, reason in result.node_failures.items():
+            if reason != "cannot allocate all claims" or not pending_models:
+                continue
+            if explained >= MAX_EXPLAINED_NODES:
+                groups.setdefault(("(not explained: too many nodes)",), []).append(node_name)
+                continue
+            explained += 1
+            lines = self._explain_node(self.node_by_name[node_name], pending_models)
+            result.node_explanations[node_name] = lines
+            groups.setdefault(tuple(lines), []).append(node_name)
+        for lines, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            details.append(f"{len(names)} node(s) ({shown}):")
+            details.extend(f"  {line}" for line in lines)
+        return Reason(R.NO_NODE_FITS, message, details=tuple(details))
+
+    def _explain_node(self, node: SimNode, pending_models: list[ResourceClaim]) -> list[str]:
+        try:
+            explanation = self.allocator.explain(node.info, pending_models, timeout=self.options.timeout)
+        except Exception as exc:  # noqa: BLE001 - an explanation must never break the run
+            return [f"(no explanation: {type(exc).__name__}: {exc})"]
+        lines = []
+        for req in explanation.requests:
+            rejected = ", ".join(f"{n} {DESCRIPTIONS.get(code, code)}"
+                                 for code, n in sorted(req.rejected.items(), key=lambda kv: (-kv[1], kv[0])))
+            lines.append(f"claim {req.claim}, request {req.request}: needs {req.needed}, "
+                         f"{req.eligible} of {req.considered} device(s) usable"
+                         + (f"; {rejected}" if rejected else ""))
+        if explanation.partial:
+            lines.append("(explanation partial: the diagnostic search was cut short)")
+        return lines
+
+    # ------------------------------------------------------------------ standalone claims -------
+    def _allocate_unreferenced(self) -> None:
+        """Unallocated claims that no pod uses are allocated together, on the first node where
+        that succeeds (as if one pod referenced them all)."""
+        todo = [c for c in self.plan.claims if not c.referenced and not c.generated
+                and c.allocation is None and c.status == PENDING and c.model is not None]
+        if not todo:
+            return
+        nodes = self.nodes
+        if self.options.only_node:
+            nodes = [n for n in nodes if n.name == self.options.only_node]
+        models = [c.model for c in todo]
+        failures: dict[str, str] = {}
+        for node in nodes:
+            outcome = self.allocator.allocate(node.info, models, timeout=self.options.timeout)
+            if outcome.allocated:
+                for claim, allocation in zip(todo, outcome.results):
+                    self.allocator.commit(claim.model, allocation)
+                    claim.allocation = allocation
+                    claim.status = ALLOCATED
+                    claim.node = node.name
+                    claim.touched = True
+                    self._count_devices(allocation, +1)
+                return
+            if outcome.is_error and not outcome.node_failure and not outcome.timed_out:
+                for claim in todo:
+                    claim.status = CLAIM_ERROR
+                    claim.reasons.append(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error"))
+                return
+            failures[node.name] = outcome.error if outcome.is_error else "cannot allocate all claims"
+        counts = Counter(failures.values())
+        summary = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
+        lines: list[str] = []
+        for node in nodes[:MAX_EXPLAINED_NODES]:
+            if failures.get(node.name) == "cannot allocate all claims":
+                lines = [f"on {node.name}: {line}" for line in self._explain_node(node, models)]
+                break
+        for claim in todo:
+            claim.status = UNSATISFIABLE
+            claim.reasons.append(Reason(R.UNSATISFIABLE, f"0/{len(nodes)} nodes can allocate the "
+                                        f"unreferenced claims together" + (f": {summary}" if summary else ""),
+                                        details=tuple(lines)))
+
+
+def _unique(claims: list[ClaimState]) -> list[ClaimState]:
+    seen, out = set(), []
+    for c in claims:
+        if id(c) not in seen:
+            seen.add(id(c))
+            out.append(c)
+    return out
+
+
+def _reserved(claim: ClaimState, uid: str) -> bool:
+    return any(r.get("uid") == uid for r in claim.reserved_for)
+
+
+def simulate(documents: Iterable[Document], gates: FeatureGates, options: Options | None = None,
+             invalid: set[int] | None = None) -> Plan:
+    return Simulation(documents, gates, options, invalid).run()
