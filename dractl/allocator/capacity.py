@@ -9,9 +9,6 @@ from typing import Mapping
 from dractl.api.quantity import BINARY_SI, Quantity
 from dractl.api.resource import CapacityRequestPolicy, DeviceCapacity, Device
 
-_EMPTY: Mapping = {}
-
-
 def _same_representation(a: Quantity, b: Quantity) -> bool:
     # Upstream compares the Go structs; the closest observable equivalent is value and format.
     return a.value == b.value and a.format == b.format
@@ -77,13 +74,20 @@ def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
         for name in requests:
             if name not in caps:
                 return False
-    committed = committed or _EMPTY
-    inflight = inflight or _EMPTY
     for name, cap in caps.items():
         amount = consumed_amount(requests.get(name) if requests else None, cap)
-        if violates_policy(amount, cap.request_policy):
+        if cap.request_policy is not None and violates_policy(amount, cap.request_policy):
             return False
-        if committed.get(name, 0) + amount.value + inflight.get(name, 0) > cap.value.value:
+        total = amount.value
+        if committed:
+            used = committed.get(name)
+            if used:
+                total = total + used
+        if inflight:
+            used = inflight.get(name)
+            if used:
+                total = total + used
+        if total > cap.value.value:
             return False
     return True
 

@@ -76,6 +76,11 @@ class NodePools:
     node: NodeInfo
     pools: tuple[Pool, ...]
     candidates: tuple[Candidate, ...]
+    # first_stateful[i]: index of the first candidate at or after i whose allocation attempt can
+    # leave state behind (consumes counters or may be shared); len(candidates) if none.
+    first_stateful: tuple[int, ...] = ()
+    # Per-device node selection results for this node (errors are not cached).
+    device_on_node: dict = field(default_factory=dict)
 
     @property
     def has_invalid(self) -> bool:
@@ -213,4 +218,8 @@ def gather_pools(node: NodeInfo, candidates: Sequence[ResourceSlice],
         for sl in pool.slices:
             for dev in sl.devices:
                 flat.append(Candidate(dev, sl, pool, len(flat)))
-    return NodePools(node, tuple(pools), tuple(flat))
+    first = [len(flat)] * (len(flat) + 1)
+    for i in range(len(flat) - 1, -1, -1):
+        dev = flat[i].device
+        first[i] = i if (dev.consumes_counters or dev.allow_multiple_allocations) else first[i + 1]
+    return NodePools(node, tuple(pools), tuple(flat), tuple(first))

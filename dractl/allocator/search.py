@@ -33,7 +33,7 @@ class RequestData:
 
     __slots__ = ("c", "j", "s", "name", "base", "sub", "result_name", "request", "cls", "class_selectors",
                  "selectors", "mode", "need", "all_devices", "admin", "tolerations", "cap_requests",
-                 "sel_cache")
+                 "cel_cache")
 
     def __init__(self, c: int, j: int, s: int | None, parent: DeviceRequest, request, cls: DeviceClass | None):
         self.c, self.j, self.s = c, j, s
@@ -51,7 +51,9 @@ class RequestData:
         self.admin = request.admin_access is True
         self.tolerations = request.tolerations
         self.cap_requests = request.capacity.requests if request.capacity is not None else None
-        self.sel_cache: dict[int, bool] = {}
+        # Device -> result of all class and request selectors; shared by every request with the same
+        # selectors, across calls (results are pure; errors are never cached and recur).
+        self.cel_cache: dict = {}
 
     @property
     def label(self) -> str:
@@ -69,7 +71,7 @@ class Search:
     def __init__(self, *, features: AllocatorFeatures, compat: Compat, variant: str, node: NodeInfo,
                  node_pools: NodePools, state: AllocatedState, classes: Callable[[str], DeviceClass | None],
                  claims: list[ResourceClaim], engine, counter_cache: dict, new_share_id: Callable[[], str],
-                 deadline: float | None = None, recorder=None):
+                 selector_caches: dict | None = None, deadline: float | None = None, recorder=None):
         self.f = features
         self.compat = compat
         self.variant = variant
@@ -81,6 +83,7 @@ class Search:
         self.claims = claims
         self.engine = engine
         self.counter_cache = counter_cache        # pool name -> availability (shared across calls)
+        self.selector_caches = selector_caches if selector_caches is not None else {}
         self.new_share_id = new_share_id
         self.deadline = deadline
         self.rec = recorder
@@ -186,6 +189,11 @@ class Search:
                                   f"\"{request.device_class_name}\" not found")
         rd = RequestData(c, j, s, parent, request, cls)
         rd.class_selectors = tuple(sel.cel_expression for sel in cls.selectors)
+        key = (rd.class_selectors, rd.selectors)
+        cache = self.selector_caches.get(key)
+        if cache is None:
+            cache = self.selector_caches[key] = {}
+        rd.cel_cache = cache
         if rd.mode == ALLOCATION_MODE_EXACT_COUNT:
             rd.need = request.count
         elif rd.mode == ALLOCATION_MODE_ALL:
@@ -221,15 +229,49 @@ class Search:
         dev = cand.device
         if dev.binding_conditions and not self.f.device_binding_and_status:
             return False
-        cache = rd.sel_cache
-        hit = cache.get(cand.index)
-        if hit is not None:
-            return hit
-        ok = (self._selectors_match(rd.class_selectors, dev, f"class {rd.cls.name}")
-              and self._selectors_match(rd.selectors, dev, f"claim {self.claims[rd.c].ref}")
-              and (not cand.per_device_node_selection or self._device_on_node(dev)))
-        cache[cand.index] = ok
+        cache = rd.cel_cache
+        ok = cache.get(dev)
+        if ok is None:
+            ok = (self._selectors_match(rd.class_selectors, dev, f"class {rd.cls.name}")
+                  and self._selectors_match(rd.selectors, dev, f"claim {self.claims[rd.c].ref}"))
+            cache[dev] = ok
+        if ok and cand.per_device_node_selection:
+            on_node = self.np.device_on_node
+            ok = on_node.get(dev)
+            if ok is None:
+                ok = on_node[dev] = self._device_on_node(dev)
         return ok
+
+    def _nothing_to_evaluate(self, c: int, rd: RequestData, start: int) -> bool:
+        """True when scanning candidates[start:] for `rd` could have no effect besides failing:
+        every device there is either skipped as in use before any check, or has its selectors and
+        node match cached (so no CEL or node-selector error can surface), and none of them can
+        leave state behind (counter consumption, in-flight shares). Pruning such a scan when too
+        few devices remain never changes the outcome, it only avoids exponential backtracking."""
+        if self.np.first_stateful[start] < len(self.cands):
+            return False
+        allocated = self.state.is_allocated
+        allocating = self.allocating
+        cache = rd.cel_cache
+        on_node = self.np.device_on_node
+        binding = self.f.device_binding_and_status
+        for cand in self.cands[start:]:
+            did = cand.id
+            users = allocating.get(did)
+            if rd.admin:
+                if users and c in users:
+                    continue
+            elif users or allocated(did):
+                continue
+            dev = cand.device
+            if dev.binding_conditions and not binding:
+                continue
+            ok = cache.get(dev)
+            if ok is None:
+                return False
+            if ok and cand.per_device_node_selection and dev not in on_node:
+                return False
+        return True
 
     def _selectors_match(self, expressions, dev, owner: str) -> bool:
         if not expressions:
@@ -312,11 +354,13 @@ class Search:
             return done
 
         cands = self.cands
+        n = len(cands)
+        if n - start < rd.need - k and self._nothing_to_evaluate(c, rd, start):
+            return False
         allocated = self.state.is_allocated
         allocating = self.allocating
         cc = self.f.consumable_capacity
         admin = rd.admin
-        n = len(cands)
         i = start
         while i < n:
             cand = cands[i]

@@ -385,6 +385,12 @@ class Estimator:
         if fn in ("sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan",
                   "isLessThan", "compareTo", "add", "sub"):
             return _add(1, arg_sum), None
+        if fn == "lists.range" and len(args) == 1:
+            a = args[0]
+            if isinstance(a, A.Lit) and type(a.value) is int:
+                n = max(a.value, 0)
+                return _add(n, arg_sum), (n, n)
+            return _add(1, arg_sum), None
         if fn == "includes":
             return _add(48, arg_sum), None  # DRA: max list length (ResourceSliceMaxAttributeValuesPerDevice)
         # cel-go built-ins

@@ -30,12 +30,16 @@ STORED = ("stored",)
 class CompiledSelector:
     """A compiled selector: checked AST, static cost estimate and the evaluators."""
 
-    __slots__ = ("expression", "ast", "max_cost", "_program", "_metered", "_lock")
+    __slots__ = ("expression", "ast", "max_cost", "always_meter", "_program", "_metered", "_lock")
 
     def __init__(self, expression: str, ast: A.Node, max_cost: int):
         self.expression = expression
         self.ast = ast
         self.max_cost = max_cost
+        # allocations sized by runtime values (lists.range(n)) are not bounded by the estimate
+        self.always_meter = any(isinstance(n, A.Call) and n.function == "lists.range" and
+                                not isinstance(n.args[0] if n.args else None, A.Lit)
+                                for n in A.walk(ast))
         self._program: Callable | None = None
         self._metered: Callable | None = None
         self._lock = threading.Lock()
@@ -53,7 +57,7 @@ class CompiledSelector:
         """Evaluate against one device activation; raises CelRuntimeError."""
         if activation.error is not None:
             raise self._runtime_error(activation.error)
-        metered = activation.oversized or self.max_cost > cost_limit
+        metered = activation.oversized or self.always_meter or self.max_cost > cost_limit
         env = activation.env
         if metered:
             env = dict(env)

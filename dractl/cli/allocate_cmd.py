@@ -49,7 +49,7 @@ def resolve_inventory(values: list[str]) -> list[str]:
 
 
 def run_dry_run(paths, inventory, kube_version, feature_gates, ignore, max_file_size, node,
-                node_order, timeout, simulate_controllers):
+                node_order, timeout, simulate_controllers, lenient_env=False):
     from dractl.simulate.scheduler import Options, simulate
 
     gates = common.make_gates(kube_version, feature_gates)
@@ -57,7 +57,8 @@ def run_dry_run(paths, inventory, kube_version, feature_gates, ignore, max_file_
     loaded = load_paths(resolve_inventory(inventory or []) + list(paths), limits)
     validated = validate_documents(loaded, gates, ignore=ignore or ())
     options = Options(only_node=node, node_order=node_order.value if node_order else "first",
-                      timeout=timeout, simulate_controllers=simulate_controllers)
+                      timeout=timeout, simulate_controllers=simulate_controllers,
+                      lenient_env=lenient_env)
     plan = simulate(validated.documents, gates, options, validated.invalid)
     if node and node not in plan.nodes:
         raise common.UsageError(f"--node {node}: no such node in the inputs (nodes: "

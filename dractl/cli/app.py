@@ -11,6 +11,7 @@ import typer
 from dractl import __version__
 from dractl.cli import common
 from dractl.cli.allocate_cmd import allocate
+from dractl.cli.env_cmd import env
 from dractl.cli.validate_cmd import validate
 
 app = typer.Typer(
@@ -40,6 +41,7 @@ def _root(
 
 app.command("validate")(validate)
 app.command("allocate")(allocate)
+app.command("env")(env)
 
 
 @app.command("inventories")

@@ -46,6 +46,7 @@ class Options:
     node_order: str = "first"
     timeout: float | None = 10.0          # per node and pod, like the scheduler's filterTimeout
     simulate_controllers: bool = True
+    lenient_env: bool = False             # env refs: skip devices lacking the attribute
 
 
 class _Failure(Exception):
@@ -669,4 +670,9 @@ def _reserved(claim: ClaimState, uid: str) -> bool:
 
 def simulate(documents: Iterable[Document], gates: FeatureGates, options: Options | None = None,
              invalid: set[int] | None = None) -> Plan:
-    return Simulation(documents, gates, options, invalid).run()
+    from dractl.downward import resolve_plan
+
+    sim = Simulation(documents, gates, options, invalid)
+    plan = sim.run()
+    resolve_plan(plan, sim.allocator.inventory.slices, lenient=sim.options.lenient_env)
+    return plan

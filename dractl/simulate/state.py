@@ -104,6 +104,7 @@ class PodResult:
     node_explanations: dict[str, list[str]] = field(default_factory=dict)
     env: dict[str, dict[str, str]] = field(default_factory=dict)  # container -> env values
     env_errors: dict[str, list[Reason]] = field(default_factory=dict)
+    env_sources: dict[str, dict[str, tuple]] = field(default_factory=dict)  # container -> env -> devices
 
     @property
     def namespace(self) -> str:
@@ -125,5 +126,7 @@ class Plan:
         if any(p.status != SCHEDULED for p in self.pods):
             return False
         if any(c.status in (UNSATISFIABLE, CLAIM_ERROR) for c in self.claims):
+            return False
+        if any(e.severity == "error" for p in self.pods for errs in p.env_errors.values() for e in errs):
             return False
         return not any(r.severity == "error" for r in self.reasons)

@@ -264,8 +264,8 @@ def _check_devices(em: Emitter, spec: dict, devices: list, path: tuple, per_devi
     if not em.at_least(35):
         total = 0
         for device in devices:
-            for consumption in (device.get("consumesCounters") or []) if isinstance(device, dict) \
-                    else []:
+            consumes = device.get("consumesCounters") if isinstance(device, dict) else None
+            for consumption in consumes if isinstance(consumes, list) else []:
                 counters = consumption.get("counters") if isinstance(consumption, dict) else None
                 total += len(counters) if isinstance(counters, dict) else 0
         if total > SLICE_DEVICE_COUNTERS_MAX_134:

@@ -2,8 +2,9 @@
 
 `FakeEngine` evaluates selectors written as *Python* expressions over the device model
 (`device.driver == "a"`, `attr("model") == "x"`), so the allocator can be tested independently of
-the CEL package. Two magic expressions raise the CEL package's error types:
-`COMPILE_ERROR` and `RUNTIME_ERROR`.
+the CEL package. Magic expressions raise the CEL package's error types: `COMPILE_ERROR` always
+fails to compile, `RUNTIME_ERROR` always fails at runtime, and an expression ending in `RUNTIME`
+fails at runtime on devices without an `ok` attribute (a missing key).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class FakeEngine:
         self.calls.append((expression, device.name))
         if expression == "COMPILE_ERROR":
             raise CelCompileError(expression, "undeclared reference to 'COMPILE_ERROR' (in container '')", 1, 1)
-        if expression == "RUNTIME_ERROR":
+        if expression == "RUNTIME_ERROR" or (expression.endswith("RUNTIME") and "ok" not in device.attributes):
             raise CelRuntimeError(expression, "no such key: model")
 
         def attr(name):

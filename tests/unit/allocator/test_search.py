@@ -277,3 +277,16 @@ def test_taints_and_tolerations_are_copied():
     assert out.results[0].devices[0].to_dict()["tolerations"] == tol
     off = allocator([device_class()], [slice_(devices=devs)], device_taints=False).allocate(NODE, [claim()])
     assert picked(off) == ["req-0:d1"]
+
+
+def test_too_few_devices_fails_fast_without_hiding_errors():
+    # The issue-131730 shape: more devices requested than exist. Pruning keeps this polynomial...
+    out = allocator([device_class()], [slice_(devices=[f"d{i:02}" for i in range(31)])]).allocate(
+        NODE, [claim(requests=[request(count=32)])])
+    assert out.unsatisfiable and out.steps < 2000
+    # ...but never skips a selector evaluation that would fail, as upstream evaluates it too.
+    devs = [device("d1", attributes={"ok": {"bool": True}}), device("d2")]
+    c = claim(requests=[request(count=3, selectors=['attr("ok") or RUNTIME'])])
+    engine = FakeEngine()
+    out = allocator([device_class()], [slice_(devices=devs)], engine=engine).allocate(NODE, [c])
+    assert out.is_error and "on device driver-a/pool-1/d2" in out.error

@@ -40,6 +40,8 @@ def edit(base: dict, *changes: tuple[str, Any]) -> dict:
                 node.pop(last, None)
             else:
                 del node[last]
+        elif isinstance(node, list) and last == len(node):
+            node.append(copy.deepcopy(value))
         else:
             node[last] = copy.deepcopy(value)
     return doc

@@ -1,0 +1,96 @@
+"""`dractl env`: the values containers would see from resourceSliceAttributeRef env vars."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import List, Optional
+
+import typer
+from rich.text import Text
+
+from dractl.cli import common
+from dractl.cli.allocate_cmd import NodeOrder, run_dry_run
+from dractl.downward import env_refs
+from dractl.report import findings_json
+from dractl.report.findings_text import print_findings
+from dractl.report.sanitize import safe_line
+
+
+class EnvFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def env(
+    paths: List[str] = typer.Argument(None, metavar="PATH...",
+                                      help="Manifests: files, directories (recursive) or - for stdin."),
+    inventory: Optional[List[str]] = typer.Option(None, "--inventory", "-i", metavar="PATH|builtin:NAME",
+                                                  help="Cluster state (repeatable)."),
+    output: EnvFormat = typer.Option(EnvFormat.text, "--output", "-o", help=common.OUTPUT_HELP),
+    lenient: bool = typer.Option(False, "--lenient",
+                                 help="Skip devices that lack the attribute instead of failing "
+                                      "(the first revision of the design; the default follows the "
+                                      "kubelet-faithful later revision)."),
+    node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
+    kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
+    feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
+    ignore: Optional[List[str]] = common.IGNORE_OPTION,
+    max_file_size: str = common.MAX_FILE_SIZE_OPTION,
+    no_color: bool = common.NO_COLOR_OPTION,
+    debug: bool = common.DEBUG_OPTION,
+) -> None:
+    """Resolve device attributes into container env after a dry run (dractl's extension
+    `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).
+
+    Exit status: 0 every reference resolved, 1 a reference fails (the container would not
+    start) or a pod with references is not scheduled, 2 usage error.
+    """
+    if not paths and not inventory:
+        raise common.UsageError("give manifests (PATH...) and/or --inventory")
+    loaded, validated, plan = run_dry_run(paths or [], inventory, kube_version, feature_gates, ignore,
+                                          max_file_size, node, NodeOrder.first, 10.0, True, lenient)
+    pods = []
+    failed = False
+    for p in plan.pods:
+        refs = env_refs(p.pod.spec)
+        if not refs:
+            continue
+        containers = []
+        for name in dict.fromkeys(r.container for r in refs):
+            errors = p.env_errors.get(name, [])
+            failed = failed or bool(errors)
+            containers.append({
+                "name": name,
+                "env": p.env.get(name, {}),
+                "sources": {k: list(v) for k, v in p.env_sources.get(name, {}).items()},
+                "errors": [e.to_json() for e in errors],
+            })
+        pods.append({"namespace": p.namespace, "name": p.name, "node": p.node or None,
+                     "status": p.status, "containers": containers})
+    if output is EnvFormat.json:
+        sys.stdout.write(findings_json.dumps({"pods": pods,
+                                              "findings": [f.to_json() for f in validated.findings]}))
+    else:
+        console = common.make_console(no_color)
+        if validated.findings:
+            print_findings(console, validated.findings)
+            console.print()
+        if not pods:
+            console.print("no env var uses resourceSliceAttributeRef")
+        for pod in pods:
+            head = Text(safe_line(f"pod {pod['namespace']}/{pod['name']}"), style="bold")
+            head.append(safe_line(f"  {pod['status']}" + (f" on {pod['node']}" if pod["node"] else "")))
+            console.print(head)
+            for c in pod["containers"]:
+                for key, value in c["env"].items():
+                    line = Text(safe_line(f"  {c['name']}: {key}={value}"), style="cyan")
+                    line.append(safe_line(f"   from {', '.join(c['sources'].get(key, []))}"), style="dim")
+                    console.print(line)
+                for e in c["errors"]:
+                    console.print(Text(safe_line(f"  {c['name']}: {e['code']} {e['message']}"), style="red"))
+    for message in loaded.usage_errors:
+        typer.echo(f"dractl: {message}", err=True)
+    if loaded.usage_errors or loaded.io_errors:
+        raise typer.Exit(2)
+    raise typer.Exit(1 if failed else 0)
