@@ -53,8 +53,6 @@ class Allocator:
         # Counter availability per pool *name* (§6.6), valid for one version of the allocated state.
         self._counter_cache: dict = {}
         self._counter_cache_version = -1
-        # (class selectors, request selectors) -> {device: bool}; valid as long as the engine is.
-        self._selector_caches: dict = {}
 
     @classmethod
     def from_inventory(cls, inventory: Inventory, cel_engine, *, gates=None, compat: Compat = Compat(),
@@ -123,5 +121,5 @@ class Allocator:
         return Search(features=self.features, compat=self.compat, variant=self.variant, node=node_info,
                       node_pools=node_pools, state=self.inventory.state, classes=self.inventory.device_class,
                       claims=list(claims), engine=self.engine, counter_cache=self._counter_cache,
-                      new_share_id=self.new_share_id, selector_caches=self._selector_caches,
+                      new_share_id=self.new_share_id, selector_caches=self.inventory.selector_cache(self.engine),
                       deadline=deadline, recorder=recorder)

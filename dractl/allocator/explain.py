@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dractl.allocator import reasons as R
 from dractl.allocator.capacity import capacity_fits
-from dractl.allocator.errors import AllocationError
+from dractl.allocator.errors import AllocationError, SearchTimeout
 from dractl.allocator.nodes import NodeSelectorError, node_matches
 from dractl.allocator.results import DeviceVerdict, Explanation, RequestExplanation
 from dractl.allocator.taints import untolerated_taint
@@ -99,14 +99,16 @@ def explain(make_search, node_name: str) -> Explanation:
     partial = False
     try:
         search.prepare()
+    except SearchTimeout:
+        return Explanation(node_name, (), partial=True)
     except AllocationError:
         # The pre-pass fails the same way as the real attempt did; nothing to explain per device.
         return Explanation(node_name, (), partial=False)
     try:
         search.one(0, 0, 0, 0, False, 0)
-    except AllocationError as exc:
-        partial = exc.timed_out or partial
     except Exception:   # noqa: BLE001 - a diagnostic run must never turn into a different failure
+        # Timed out, or stopped by a hard error (e.g. a CEL runtime error): the dynamic part of the
+        # explanation covers only what the search reached.
         partial = True
 
     out = []

@@ -4,7 +4,7 @@ state, which changes incrementally as the dry-run scheduler commits allocations.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from dractl.api.resource import (AllocationResult, DeviceClass, DeviceTaintRule, ResourceClaim,
                                  ResourceSlice)
@@ -36,6 +36,7 @@ class Inventory:
             self._by_pool.setdefault(sl.pool_id, []).append(sl)
         self.state = AllocatedState.from_claims(allocated_claims, features.consumable_capacity)
         self._pools: dict[tuple, NodePools | GatherError] = {}
+        self._selector_caches: dict[int, tuple[object, dict]] = {}
 
     # -- pools ----------------------------------------------------------------------------------
     def pools_for(self, node: NodeInfo, variant: str) -> NodePools:
@@ -59,6 +60,14 @@ class Inventory:
     def device_class(self, name: str) -> DeviceClass | None:
         return self.classes.get(name)
 
+    def selector_cache(self, engine) -> dict:
+        """Selector results per (class selectors, request selectors) and device, for one CEL engine.
+        Shared by every Allocator built on this inventory (selector results never change)."""
+        entry = self._selector_caches.get(id(engine))
+        if entry is None or entry[0] is not engine:
+            entry = self._selector_caches[id(engine)] = (engine, {})
+        return entry[1]
+
     # -- allocated state --------------------------------------------------------------------------
     def commit(self, claim: ResourceClaim | str, allocation: AllocationResult) -> None:
         """Record an allocation so that later allocations see its devices as in use."""
@@ -71,6 +80,3 @@ class Inventory:
     def version(self) -> int:
         return self.state.version
 
-
-def index_classes(classes: Iterable[DeviceClass] | Mapping[str, DeviceClass]) -> list[DeviceClass]:
-    return list(classes.values()) if isinstance(classes, Mapping) else list(classes)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping
 
 from dractl.api.resource import (CONFIG_SOURCE_CLAIM, CONFIG_SOURCE_CLASS, AllocationResult,

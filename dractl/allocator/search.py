@@ -102,9 +102,6 @@ class Search:
         """True = solution in self.results; False = unsatisfiable. Raises AllocationError."""
         try:
             self.prepare()
-            limit = sum(2 + 2 * len(c.requests) + MAX_DEVICES for c in self.claims) + 200
-            if sys.getrecursionlimit() < limit + 200:
-                sys.setrecursionlimit(limit + 200)
             try:
                 return self.one(0, 0, 0, 0, False, 0)
             except MaxSizeExceeded:
@@ -169,6 +166,10 @@ class Search:
                                           "(unsupported constraint type?)")
             self.claim_reqs.append(entries)
             self.constraints.append(constraints)
+        # One recursion level per device, request and claim (plus a margin for the caller).
+        depth = sum(2 + 2 * len(c.requests) + MAX_DEVICES for c in self.claims) + 400
+        if sys.getrecursionlimit() < depth:
+            sys.setrecursionlimit(depth)
 
     def _validate(self, c: int, j: int, s: int | None, parent: DeviceRequest, request) -> RequestData:
         ref = self.claims[c].ref

@@ -267,7 +267,7 @@ for _s in [
     # DRA
     "dyn.includes(dyn) -> bool",
     # comprehension helper (transformMap)
-    "cel.@mapInsert(map(K,V),K,V) -> map(K,V)", "cel.@mapInsert(map(K,V),map(K,V)) -> map(K,V)",
+    "cel.@mapInsert(map(K,W),K,W) -> map(K,W)", "cel.@mapInsert(map(K,W),map(K,W)) -> map(K,W)",
 ]:
     _decl(_s)
 for _f in ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName",

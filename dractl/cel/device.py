@@ -56,8 +56,14 @@ def list_attributes_exposed(gates: FeatureGates) -> bool:
     the gate on and off); 1.36 only with DRAListTypeAttributes in the compiler features; older
     versions do not know the fields at all (``unsupported attribute value``).
     """
-    if gates.version >= "1.37" and len(gates.version) == 4:
+    try:
+        major, minor = (int(x) for x in gates.version.split(".")[:2])
+    except ValueError:
+        major, minor = 1, 37
+    if (major, minor) >= (1, 37):
         return True
+    if (major, minor) < (1, 36):
+        return False
     return gates.enabled("DRAListTypeAttributes")
 
 

@@ -124,7 +124,7 @@ def compile_cached(expression: str, env: tuple = STORED) -> CompiledSelector:
         except CelCompileError as e:
             hit = e
         except RecursionError:
-            hit = CelCompileError(expression, "expression recursion limit exceeded", None, None,
+            hit = CelCompileError(expression, "max recursion depth exceeded", None, None,
                                   "syntax")
         except Exception as e:  # never leak internals
             hit = CelCompileError(expression, f"internal error: {type(e).__name__}: {e}", None,

@@ -289,9 +289,19 @@ def f_ends_with(s: Any, p: Any) -> bool:
     raise _nso()
 
 
+_MATCH_MEMO: dict = {}
+
+
 def f_matches(s: Any, pattern: Any) -> bool:
     if type(s) is str and type(pattern) is str:
-        return R.compile_re(pattern).search(s) is not None
+        key = (pattern, s)
+        hit = _MATCH_MEMO.get(key)
+        if hit is None:
+            hit = R.compile_re(pattern).search(s) is not None
+            if len(_MATCH_MEMO) > 100_000:
+                _MATCH_MEMO.clear()
+            _MATCH_MEMO[key] = hit
+        return hit
     raise _nso()
 
 
@@ -668,14 +678,16 @@ def s_last_index_of(s, sub, offset=None):
     return s.rfind(sub, 0, offset + len(sub))
 
 
+_TO_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_TO_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
 def s_lower_ascii(s):
-    s = _str(s)
-    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in s)
+    return _str(s).translate(_TO_LOWER)
 
 
 def s_upper_ascii(s):
-    s = _str(s)
-    return "".join(chr(ord(c) - 32) if "a" <= c <= "z" else c for c in s)
+    return _str(s).translate(_TO_UPPER)
 
 
 def s_replace(s, old, new, n=-1):

@@ -22,6 +22,7 @@ from . import ast as A
 from .errors import CelCompileError
 
 MAX_DEPTH = 250  # cel-go parser default max recursion depth
+MAX_CODE_POINTS = 100_000  # cel-go parser default expression size limit (code points)
 
 _PATCHES: list[tuple[str, str]] = [
     (
@@ -515,10 +516,15 @@ class _Converter:
             body = self.conv(args[1])
             return self._opt_map(target, var or "#bad", body, off, name == "optFlatMap")
         if name == "sortBy" and n == 2:
+            # cel-go: cel.bind(@__sortBy_input__, l, @sortByAssociatedKeys(in, in.map(x, key)))
             var = self._ident_arg(args[0], "sortBy(var, ...) variable name must be a simple identifier", off)
             key = self.conv(args[1])
-            return self._call("@sortBy", [target,
-                                          self._comp_map(self._id("@__sortBy_input__", off), var or "#bad", None, None, key, off)], off)
+            inp = "@__sortBy_input__"
+            body = self._call("@sortBy", [self._id(inp, off),
+                                          self._comp_map(self._id(inp, off), var or "#bad", None, None, key, off)], off)
+            return self.mk(A.Comprehension("#unused", self.mk(A.ListLit([], off)), inp, target,
+                                           self._lit(False, "bool", off), self._id(inp, off), body, off,
+                                           macro="cel.bind"))
         if name in ("all", "exists", "exists_one", "existsOne") and n == 3 or \
                 name in ("transformList", "transformMap", "transformMapEntry") and n in (3, 4):
             v1 = self._ident_arg(args[0], "argument must be a simple name", off) or "#bad"
@@ -653,8 +659,36 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - last  # 1-based column
 
 
+def _nesting_depth(text: str) -> int:
+    """Bracket nesting outside string literals (cheap pre-check before the LALR parse)."""
+    depth = best = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            q = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else c
+            i += len(q)
+            while i < n and not text.startswith(q, i):
+                i += 2 if text[i] == "\\" else 1
+            i += len(q)
+            continue
+        if c in "([{":
+            depth += 1
+            if depth > best:
+                best = depth
+        elif c in ")]}":
+            depth -= 1
+        i += 1
+    return best
+
+
 def parse(text: str) -> A.Node:
     """Parse and macro-expand; raises CelCompileError(kind="syntax")."""
+    if len(text) > MAX_CODE_POINTS:
+        raise CelCompileError(text, "expression code point size exceeds limit: size: "
+                              f"{len(text)}, limit {MAX_CODE_POINTS}", None, None, "syntax")
+    if _nesting_depth(text) > MAX_DEPTH:
+        raise CelCompileError(text, "max recursion depth exceeded", None, None, "syntax")
     parser = _get_parser()
     try:
         tree = parser.parse(text)
@@ -671,7 +705,7 @@ def parse(text: str) -> A.Node:
             sys.setrecursionlimit(20000)
         node = conv.conv(tree)
     except RecursionError:
-        raise CelCompileError(text, "expression recursion limit exceeded", None, None,
+        raise CelCompileError(text, "max recursion depth exceeded", None, None,
                               "syntax") from None
     finally:
         if old < 20000:
@@ -685,8 +719,7 @@ def parse(text: str) -> A.Node:
         first.others = errs[1:]
         raise first
     if A.depth(node) > MAX_DEPTH:
-        raise CelCompileError(text, f"expression recursion limit exceeded: {MAX_DEPTH}", None, None,
-                              "syntax")
+        raise CelCompileError(text, "max recursion depth exceeded", None, None, "syntax")
     return node
 
 

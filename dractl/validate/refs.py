@@ -314,7 +314,7 @@ class _Checker:
                 request, name = ref.get("request"), ref.get("name")
                 if not isinstance(request, str) or not request or "/" in request:
                     continue
-                obj = resolved.get(name)
+                obj = resolved.get(name) if isinstance(name, str) else None
                 if obj is None:
                     continue
                 requests = _requests(_claim_spec(obj))

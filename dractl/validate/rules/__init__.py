@@ -65,7 +65,7 @@ def check_document(doc: dict, ctx: RuleContext) -> list[Finding]:
     em = Emitter(ctx)
     try:
         if group == RESOURCE_GROUP:
-            _check_resource(em, doc, kind, version, ctx)
+            _check_resource(em, doc, kind, version)
         elif group == SCHEDULING_GROUP:
             if kind == "Workload":
                 workloads.check_workload(em, doc)
@@ -81,7 +81,7 @@ def check_document(doc: dict, ctx: RuleContext) -> list[Finding]:
     return em.findings
 
 
-def _check_resource(em: Emitter, doc: dict, kind: str, version: str, ctx: RuleContext) -> None:
+def _check_resource(em: Emitter, doc: dict, kind: str, version: str) -> None:
     if kind == "DeviceTaintRule":
         # Same shape in v1alpha3, v1beta2 and v1.
         devicetaintrule.check_device_taint_rule(em, copy.deepcopy(doc))
@@ -90,7 +90,7 @@ def _check_resource(em: Emitter, doc: dict, kind: str, version: str, ctx: RuleCo
         return  # v1alpha3 claims/slices and classic DRA are not served: the pipeline says so
     converted = convert(doc)
     data: Any = copy.deepcopy(converted.doc)
-    em._original_path = converted.original_path if converted.converted else None
+    em.path_mapper = converted.original_path if converted.converted else None
     beta1 = converted.source_api_version == _BETA1
     if kind == "ResourceClaim":
         claims.check_resource_claim(em, data, beta1)

@@ -180,7 +180,7 @@ class Emitter:
     def __init__(self, ctx: Any, original_path: Callable[[tuple], tuple] | None = None):
         self.ctx = ctx
         self.findings: list[Finding] = []
-        self._original_path = original_path
+        self.path_mapper = original_path
 
     @property
     def gates(self):
@@ -199,8 +199,8 @@ class Emitter:
         if severity is None:
             doc = CODES.get(code)
             severity = doc.severity if doc else ERROR
-        if self._original_path is not None:
-            original = self._original_path(path)
+        if self.path_mapper is not None:
+            original = self.path_mapper(path)
             if original != path:
                 message = f"{message} (v1 field: {render_path(path)})"
                 path = original

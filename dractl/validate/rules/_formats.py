@@ -258,11 +258,3 @@ def is_extended_resource_name(name: str) -> bool:
         return False
     return not is_qualified_name("requests." + name)
 
-
-def truncate_key(key: str, max_len: int) -> str:
-    """How upstream shortens long map keys in field paths (used only inside messages)."""
-    max_len = max(max_len, 16)
-    if len(key) <= max_len:
-        return key
-    remaining = max_len - 3
-    return key[: (remaining + 1) // 2] + "..." + key[len(key) - remaining // 2:]

@@ -13,7 +13,7 @@ from dractl.validate.findings import ERROR, register
 
 from . import common
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_int, get_list, get_map, get_obj,
-                    get_str, invalid, is_int, required, too_many, unsupported)
+                    get_str, invalid, required, too_many, unsupported)
 from ._formats import (check_dns_label, check_dns_subdomain, check_driver_name, check_label_name,
                        check_label_value, check_pool_name, check_qualified_name, check_uid,
                        is_dns1123_label, is_qualified_name)

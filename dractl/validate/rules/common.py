@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dractl.validate.findings import ERROR, WARNING, register
+from dractl.validate.findings import ERROR, register
 
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_str,
                     invalid, is_int, required, too_long, too_many, unsupported)
@@ -29,7 +29,7 @@ C_OPAQUE_PARAMS = register("DRA1906", ERROR,
 C_GATE_FIELD = register("DRA1910", ERROR,
                         "field of a disabled feature gate: the API server drops it on create",
                         "dractl")
-C_GATE_KIND = register("DRA1911", WARNING,
+C_GATE_KIND = register("DRA1911", ERROR,
                        "kind or apiVersion needs a feature gate that is disabled for the target "
                        "version", "dractl")
 

@@ -264,7 +264,7 @@ def _check_workload_ref(em: Emitter, ref: dict, path: tuple) -> None:
 def _check_pod_status(em: Emitter, status: dict, spec: dict) -> None:
     spec_claims = get_list(spec, "resourceClaims")
     declared = {c.get("name") for c in (spec_claims if spec_claims is not BAD else [])
-                if isinstance(c, dict)}
+                if isinstance(c, dict) and isinstance(c.get("name"), str)}
     statuses = get_list(status, "resourceClaimStatuses")
     seen: set = set()
     for i, entry in enumerate(statuses if statuses is not BAD else []):
@@ -295,7 +295,7 @@ def _check_extended_status(em: Emitter, status: dict, spec: dict, path: tuple) -
         em.add(C_EXTENDED_STATUS, required(), path + ("resourceClaimName",))
     elif claim_name is not BAD:
         check_dns_subdomain(em, C_EXTENDED_STATUS, claim_name, path + ("resourceClaimName",))
-    names = {c.get("name") for c, _ in containers(spec, ())}
+    names = {c.get("name") for c, _ in containers(spec, ()) if isinstance(c.get("name"), str)}
     mappings = get_list(status, "requestMappings")
     if mappings is BAD:
         return

@@ -94,7 +94,8 @@ def check_pod_group(em: Emitter, doc: dict) -> None:
         _check_group_spec(em, spec, ("spec",), "schedulingPolicy")
         claims = get_list(spec, "resourceClaims")
         if claims is not BAD:
-            names = {c.get("name") for c in claims if isinstance(c, dict)}
+            names = {c.get("name") for c in claims
+                     if isinstance(c, dict) and isinstance(c.get("name"), str)}
     status = get_obj(doc, "status")
     if isinstance(status, dict):
         statuses = get_list(status, "resourceClaimStatuses")

@@ -79,3 +79,13 @@ def test_allocated_claims_in_input_block_devices():
     alloc = allocator([device_class()], [slice_(devices=["d1", "d2"])], [done])
     assert picked(alloc.allocate(NODE, [claim()])) == ["req-0:d2"]
     assert isinstance(done.allocation, AllocationResult)
+
+
+def test_explanation_is_marked_partial_when_the_deadline_passes():
+    devices = [device(f"d{i:02}", attributes={"kind": {"string": "a"}}) for i in range(40)]
+    c = claim(requests=[request("big", count=12), request("never", selectors=['attr("kind") == "b"'])])
+    alloc = allocator([device_class()], [slice_(devices=devices)])
+    explanation = alloc.explain(NODE, [c], timeout=0.05)
+    assert explanation.partial
+    never = [r for r in explanation.requests if r.request == "never"][0]
+    assert never.rejected == {"request-selector": 40} and never.short

@@ -578,6 +578,11 @@ CASES = [
     Case("DRA1004", claim(requests=[{"name": "gpu", "firstAvailable": [
         {"name": "a", "deviceClassName": "c"}]}]), R0, f"Required value: {ONE_OF}",
          version="1.35", gates={"DRAPrioritizedList": False}, id="gate-follow-up"),
+    Case("DRA1216", slice_(devices=[device(attributes={"a": {"strings": ["x"]}})]),
+         "spec.devices[0].attributes[a]", 'Invalid value: "": exactly one value must be specified',
+         id="list-attribute-gate-off"),
+    Case("DRA1205", edit(PER_DEVICE_SLICE, ("spec.devices", [])), "spec",
+         "Required value: exactly one of `nodeName`", version="1.35", id="per-device-gate-off"),
     Case("DRA1910", slice_(devices=[device(taints=[{"key": "k", "effect": "NoSchedule"}])]),
          "spec.devices[0].taints", "taints needs feature gate DRADeviceTaints", version="1.35",
          id="slice-taints"),

@@ -65,7 +65,7 @@ def test_wrong_types_anywhere_never_raise(sample):
                 internal = [f for f in findings if f.code == "DRA1999"]
                 assert not internal, (path, value, internal)
                 pairs = refs.check_references([doc, POD, TEMPLATE, CLASS], ctx)
-                assert not [f for _, f in pairs if f.code == "DRA1999"], (path, value)
+                assert not [f for _, f in pairs if f.code == "DRA1999"], (path, value, pairs)
 
 
 @pytest.mark.parametrize("doc", [None, [], "x", 1, {}, {"kind": "Pod"}, {"apiVersion": 1, "kind": []},
