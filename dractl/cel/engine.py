@@ -30,11 +30,13 @@ STORED = ("stored",)
 class CompiledSelector:
     """A compiled selector: checked AST, static cost estimate and the evaluators."""
 
-    __slots__ = ("expression", "ast", "max_cost", "always_meter", "_program", "_metered", "_lock")
+    __slots__ = ("expression", "ast", "types", "max_cost", "always_meter", "_program", "_metered",
+                 "_lock")
 
-    def __init__(self, expression: str, ast: A.Node, max_cost: int):
+    def __init__(self, expression: str, ast: A.Node, max_cost: int, types: dict | None = None):
         self.expression = expression
         self.ast = ast
+        self.types = types or {}
         self.max_cost = max_cost
         # allocations sized by runtime values (lists.range(n)) are not bounded by the estimate
         self.always_meter = any(isinstance(n, A.Call) and n.function == "lists.range" and
@@ -47,10 +49,10 @@ class CompiledSelector:
     def program(self, metered: bool) -> Callable:
         if metered:
             if self._metered is None:
-                self._metered = compile_program(self.ast, True)
+                self._metered = compile_program(self.ast, True, self.types)
             return self._metered
         if self._program is None:
-            self._program = compile_program(self.ast, False)
+            self._program = compile_program(self.ast, False, self.types)
         return self._program
 
     def evaluate(self, activation: Activation, cost_limit: int = MAX_COST) -> bool:
@@ -112,7 +114,7 @@ def _compile(expression: str, env: tuple) -> CompiledSelector:
     if rerr is not None:
         raise rerr
     max_cost = estimate_cost(ast, res.types)
-    return CompiledSelector(expression, ast, max_cost)
+    return CompiledSelector(expression, ast, max_cost, res.types)
 
 
 def compile_cached(expression: str, env: tuple = STORED) -> CompiledSelector:

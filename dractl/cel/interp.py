@@ -76,8 +76,9 @@ def _factor(n: int, f: float) -> int:
 
 class Compiler:
     def __init__(self, metered: bool, scopes: list[str] | None = None, info: dict | None = None,
-                 folds: dict | None = None):
+                 folds: dict | None = None, types: dict | None = None):
         self.metered = metered
+        self.types = types or {}  # node id -> checker type, to recognise fixed-cost operators
         self.scopes: list[str] = scopes if scopes is not None else []
         self.info = info if info is not None else {}  # node id -> (is_const, static_cost)
         self.folds = folds if folds is not None else {}  # node id -> (value, cost) | None
@@ -91,7 +92,7 @@ class Compiler:
                 if folded is not None:
                     return folded
             if self.metered and static is not None and kind != "ident":
-                inner = Compiler(False, self.scopes, self.info, self.folds).compile(node)
+                inner = Compiler(False, self.scopes, self.info, self.folds, self.types).compile(node)
 
                 def charged(env, inner=inner, static=static):
                     env["@cost"].charge(static)
@@ -127,6 +128,9 @@ class Compiler:
                 static = None
             elif fn in ("_[_]", "_[?_]", "!_"):
                 static = kid_cost + 1
+            elif fn in ("_==_", "_!=_", "_+_", "_<_", "_<=_", "_>_", "_>=_") and \
+                    all(self._scalar(a) for a in node.args):
+                static = kid_cost + 1  # scalar operands: fixed cost
             elif fn in ("_==_", "_!=_", "@in") or F.runtime_cost(fn) is not None:
                 static = None  # depends on value sizes (constants are folded and measured)
             else:
@@ -140,6 +144,10 @@ class Compiler:
         self.info[node.id] = (const, static)
         return const, static
 
+    def _scalar(self, node: A.Node) -> bool:
+        t = self.types.get(node.id)
+        return t is not None and t.name in _SCALAR_TYPES and not t.params
+
     def _fold(self, node: A.Node) -> Fn | None:
         """Evaluate a constant sub-expression once (metered, so a huge constant such as
         ``lists.range(100000000)`` is not folded); metered programs still charge its cost."""
@@ -148,7 +156,7 @@ class Compiler:
         else:
             try:
                 env = {"@cost": Meter(FOLD_COST_LIMIT)}
-                value = Compiler(True, self.scopes, self.info, self.folds).c_dispatch(node)(env)
+                value = Compiler(True, self.scopes, self.info, self.folds, self.types).c_dispatch(node)(env)
                 r = (value, env["@cost"].cost)
             except Exception:  # errors stay lazy: they only matter if evaluated
                 r = None
@@ -788,5 +796,9 @@ _SPECIAL = {
 }
 
 
-def compile_program(node: A.Node, metered: bool) -> Fn:
-    return Compiler(metered).compile(node)
+_SCALAR_TYPES = {"int", "uint", "double", "bool", "google.protobuf.Timestamp",
+                 "google.protobuf.Duration", "null_type"}
+
+
+def compile_program(node: A.Node, metered: bool, types: dict | None = None) -> Fn:
+    return Compiler(metered, types=types).compile(node)

@@ -34,22 +34,26 @@ _PATCHES: list[tuple[str, str]] = [
     ),
     (
         'list_lit       : "[" [exprlist] "]"',
-        'list_lit       : "[" [listinits [","]] "]"\n'
-        'listinits      : optexpr ("," optexpr)*\n'
+        'list_lit       : "[" [listinits] "]" | "[" listinits "," "]"\n'
+        'listinits      : optexpr | listinits "," optexpr\n'
         "optexpr        : expr | opt_marker expr\n"
         'opt_marker     : "?"',
     ),
     (
         'map_lit        : "{" [mapinits] "}"',
-        'map_lit        : "{" [mapinits [","]] "}"',
+        'map_lit        : "{" [mapinits] "}" | "{" mapinits "," "}"',
     ),
     (
         'mapinits       : expr ":" expr ("," expr ":" expr)*',
-        'mapinits       : optexpr ":" expr ("," optexpr ":" expr)*',
+        'mapinits       : optexpr ":" expr | mapinits "," optexpr ":" expr',
+    ),
+    (
+        'member_object  : member "{" [fieldinits] "}"',
+        'member_object  : member "{" [fieldinits] "}" | member "{" fieldinits "," "}"',
     ),
     (
         'fieldinits     : IDENT ":" expr ("," IDENT ":" expr)*',
-        'fieldinits     : IDENT ":" expr ("," IDENT ":" expr)* [","]',
+        'fieldinits     : IDENT ":" expr | fieldinits "," IDENT ":" expr',
     ),
 ]
 
@@ -385,12 +389,26 @@ class _Converter:
     def r_paren_expr(self, t: Tree) -> A.Node:
         return self.conv(t.children[0])
 
+    @staticmethod
+    def _flatten(t: Tree, rule: str) -> list:
+        """Children of a left-recursive list rule (``x | x "," y``), in order."""
+        out: list = []
+        while isinstance(t, Tree) and t.data == rule:
+            ch = t.children
+            if ch and isinstance(ch[0], Tree) and ch[0].data == rule:
+                out[:0] = ch[1:]
+                t = ch[0]
+            else:
+                out[:0] = ch
+                break
+        return out
+
     def r_list_lit(self, t: Tree) -> A.Node:
         off = self._start(t)
         elems: list[A.Node] = []
         opt: list[int] = []
         if t.children:
-            for i, oe in enumerate(t.children[0].children):
+            for i, oe in enumerate(self._flatten(t.children[0], "listinits")):
                 if len(oe.children) == 2:
                     opt.append(i)
                 elems.append(self.conv(oe.children[-1]))
@@ -400,7 +418,7 @@ class _Converter:
         off = self._start(t)
         entries = []
         if t.children:
-            ch = t.children[0].children
+            ch = self._flatten(t.children[0], "mapinits")
             for i in range(0, len(ch), 2):
                 ke, ve = ch[i], ch[i + 1]
                 optional = len(ke.children) == 2
@@ -415,7 +433,7 @@ class _Converter:
         off = self._fwd(self._end(operand), "{")
         fields = []
         if len(t.children) > 1:
-            ch = t.children[1].children
+            ch = self._flatten(t.children[1], "fieldinits")
             for i in range(0, len(ch), 2):
                 fields.append((ch[i].value, self.conv(ch[i + 1]), ch[i].start_pos))
         if name is None:

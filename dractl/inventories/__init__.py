@@ -29,7 +29,7 @@ atexit.register(_extracted.close)
 def _resource_files():
     return sorted((entry for entry in resources.files(__name__).iterdir()
                    if entry.is_file() and entry.name.endswith(_SUFFIX)),
-                  key=lambda entry: entry.name)
+                  key=lambda entry: entry.name[: -len(_SUFFIX)])
 
 
 def _description(entry) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dractl.validate.findings import ERROR, register
+from dractl.validate.findings import ERROR, INFO, register
 
 from . import common
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_opt_str,
@@ -44,12 +44,9 @@ C_STATUS_CLAIM_NAME = register("DRA1413", ERROR,
 C_SCHEDULING_GROUP = register("DRA1414", ERROR,
                               "spec.schedulingGroup.podGroupName is missing or not a DNS subdomain")
 C_WORKLOAD_REF = register("DRA1415", ERROR, "spec.workloadRef fields are missing or malformed")
-C_ENV_VALUE_FROM = register("DRA1416", ERROR,
-                            "env valueFrom is left without a source once the API server drops "
-                            "resourceSliceAttributeRef")
-C_ENV_EXTENSION = register("DRA1417", ERROR,
-                           "env valueFrom.resourceSliceAttributeRef is a dractl extension that no "
-                           "Kubernetes release accepts", "dractl")
+C_ENV_EXTENSION = register("DRA1417", INFO,
+                           "env valueFrom.resourceSliceAttributeRef is dractl's extension (the "
+                           "KEP-5304 env design); no Kubernetes release accepts it yet", "dractl")
 C_EXTENDED_STATUS = register("DRA1418", ERROR, "status.extendedResourceClaimStatus is malformed")
 
 _CONTROLLER_TEMPLATE = {
@@ -63,7 +60,6 @@ _CONTROLLER_TEMPLATE = {
     "PodTemplate": ("template",),
 }
 POD_TEMPLATE_KINDS = frozenset(_CONTROLLER_TEMPLATE)
-_ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
 
 
 def pod_spec_location(doc: dict) -> tuple[Any, tuple] | None:
@@ -205,13 +201,13 @@ def _check_container_claims(em: Emitter, refs: list, path: tuple, pod_claims: se
 
 
 def _check_env_extension(em: Emitter, value_from: dict, path: tuple) -> None:
-    em.add(C_ENV_EXTENSION, "resourceSliceAttributeRef is not a Kubernetes field in any release "
-                            "(the KEP-5304 env design was never merged): the API server drops it "
-                            "(kubectl --validate=strict rejects it); dractl only resolves it "
-                            "offline", path + ("resourceSliceAttributeRef",))
-    if not any(value_from.get(k) is not None for k in _ENV_SOURCES):
-        em.add(C_ENV_VALUE_FROM, invalid("", "must specify one of: `fieldRef`, `resourceFieldRef`, "
-                                             "`configMapKeyRef` or `secretKeyRef`"), path)
+    # dractl accepts its own extension (product decision: env refs are resolved offline), so
+    # the API server's follow-up error (an empty valueFrom once the field is dropped) is not
+    # reported; an info note says what a real cluster would do with the manifest.
+    em.add(C_ENV_EXTENSION, "resourceSliceAttributeRef is dractl's extension (the KEP-5304 env "
+                            "design, never merged): a real API server drops it and kubectl "
+                            "--validate=strict rejects it; dractl resolves it offline",
+           path + ("resourceSliceAttributeRef",))
 
 
 def _check_scheduling_fields(em: Emitter, spec: dict, path: tuple) -> None:

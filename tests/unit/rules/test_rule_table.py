@@ -497,11 +497,8 @@ CASES = [
     Case("DRA1415", pod(workloadRef={"name": "wl", "podGroup": "Workers"}),
          "spec.workloadRef.podGroup", f'Invalid value: "Workers": {LABEL_MSG}', version="1.35",
          gates={"GenericWorkload": True}),
-    Case("DRA1416", env_pod(ENV_REF), "spec.containers[0].env[0].valueFrom",
-         'Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, '
-         "`configMapKeyRef` or `secretKeyRef`"),
     Case("DRA1417", env_pod(ENV_REF), "spec.containers[0].env[0].valueFrom.resourceSliceAttributeRef",
-         "resourceSliceAttributeRef is not a Kubernetes field"),
+         "resourceSliceAttributeRef is dractl's extension"),
     Case("DRA1418", edit(POD, ("status.extendedResourceClaimStatus", {
         "resourceClaimName": "p-extended-resources-abcde",
         "requestMappings": [{"containerName": "nope", "resourceName": "example.com/gpu",
