@@ -1492,7 +1492,14 @@ def _c_format(fmt, args):
     return _ceil(0.1 * _sz(fmt)) + 1
 
 
+def _c_order(a, b):
+    if isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)):
+        return cost_compare(a, b)
+    return 1
+
+
 _COSTERS: dict[str, Callable[..., int]] = {
+    "_<_": _c_order, "_<=_": _c_order, "_>_": _c_order, "_>=_": _c_order,
     "_+_": _c_add, "startsWith": _c_str1, "endsWith": _c_str1, "contains": _c_contains,
     "matches": _c_regex, "find": _c_regex, "findAll": _c_regex,
     "lowerAscii": _c_str1, "upperAscii": _c_str1, "trim": _c_str1, "substring": _c_str1,

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.text import Text
 
 from dractl.report.sanitize import safe_line
-from dractl.validate.findings import ERROR, WARNING, Finding
+from dractl.validate.findings import ERROR, INFO, WARNING, Finding
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow"}
 
@@ -39,10 +39,14 @@ def summary_line(files: int, documents: int, errors: int, warnings: int) -> Text
     return text
 
 
-def print_findings(console: Console, findings: list[Finding], *, quiet: bool = False) -> None:
+def print_findings(console: Console, findings: list[Finding], *, quiet: bool = False,
+                   show_info: bool = False) -> None:
+    """Info findings (notes such as DRA1417) are only in machine formats unless asked for."""
     last_file = None
     for f in findings:
         if quiet and f.severity != ERROR:
+            continue
+        if f.severity == INFO and not show_info:
             continue
         if last_file is not None and f.file != last_file:
             console.print()

@@ -67,21 +67,33 @@ def _pod_tree(p: PodResult, explain: bool) -> Tree:
     for r in p.reasons:
         style = "red" if r.severity == "error" else "yellow"
         branch = tree.add(_t(f"{r.code} {r.message}", style))
-        for line in r.details:
-            branch.add(_t(line.strip(), "dim" if line.startswith("  ") else ""))
+        _add_details(branch, r.details)
     if explain and p.node_failures:
         detail = tree.add(_t("per node:", "bold"))
         for node_name, reason in p.node_failures.items():
             n = detail.add(_t(f"{node_name}: {reason}"))
             for line in p.node_explanations.get(node_name, []):
                 n.add(_t(line, "dim"))
+            for line in p.node_devices.get(node_name, []):
+                n.add(_t(line, "dim"))
     return tree
+
+
+def _add_details(branch: Tree, details) -> None:
+    """Detail lines indented by two spaces belong under the previous unindented line."""
+    parent = branch
+    for line in details:
+        if line.startswith("  ") and parent is not branch:
+            parent.add(_t(line.strip(), "dim"))
+        else:
+            parent = branch.add(_t(line.strip()))
 
 
 def print_plan(console: Console, plan: Plan, findings: list[Finding], *, explain: str | None = None,
                quiet: bool = False) -> None:
-    if findings:
-        print_findings(console, findings, quiet=quiet)
+    shown = [f for f in findings if f.severity != "info"]
+    if shown:
+        print_findings(console, shown, quiet=quiet)
         console.print()
     for r in plan.reasons:
         console.print(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
@@ -109,8 +121,7 @@ def print_plan(console: Console, plan: Plan, findings: list[Finding], *, explain
                 tree.add(_t(f"request {r.request}: {r.driver}/{r.pool}/{r.device}"))
         for r in c.reasons:
             branch = tree.add(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
-            for line in r.details:
-                branch.add(_t(line.strip(), "dim"))
+            _add_details(branch, r.details)
         console.print(tree)
     console.print()
     console.print(summary_text(plan, findings))

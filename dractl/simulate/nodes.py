@@ -111,6 +111,6 @@ def pod_fits_node(spec: Mapping[str, Any], node: SimNode) -> str | None:
                 return "node(s) didn't match Pod's node affinity/selector"
     taint = untolerated_taint(spec, node)
     if taint is not None:
-        shown = f"{taint.key}: {taint.value}" if taint.value else taint.key
-        return f"node(s) had untolerated taint {{{shown}}}"
+        # kube-scheduler's TaintToleration wording, empty value included.
+        return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
     return None

@@ -20,6 +20,7 @@ from typing import Any, Iterable
 from dractl.allocator import Allocator
 from dractl.allocator.nodes import NodeSelectorError, node_selector_matches
 from dractl.allocator.reasons import DESCRIPTIONS
+from dractl.allocator.taints import untolerated_taint
 from dractl.api.convert import to_v1
 from dractl.api.resource import (AllocationResult, DeviceClass, DeviceTaintRule, ModelError,
                                  ResourceClaim, ResourceSlice)
@@ -132,6 +133,7 @@ class Simulation:
         self.node_version: Counter = Counter()
         self.shared_version = 0
         self._fail_cache: dict[tuple, tuple] = {}
+        self._devices = None
 
     def _add_input_claim(self, doc: Document, data: dict, bad: bool) -> None:
         ns = doc.namespace or "default"
@@ -430,6 +432,7 @@ class Simulation:
             claim = ref.claim
             if claim is None or claim.allocation is None:
                 continue
+            self._warn_no_execute(result, claim)
             waiting = [r for r in claim.allocation.devices if r.binding_conditions]
             if waiting:
                 devices = ", ".join(f"{r.driver}/{r.pool}/{r.device}" for r in waiting)
@@ -438,6 +441,29 @@ class Simulation:
                     R.BINDING_CONDITIONS, f"claim {claim.ref}: the pod would wait in PreBind for "
                     f"binding conditions {', '.join(conditions)} on {devices} (placement is tentative)",
                     severity="warning"))
+
+    def _warn_no_execute(self, result: PodResult, claim: ClaimState) -> None:
+        """A device of the claim carries a NoExecute taint its result does not tolerate (possible
+        for claims allocated before the taint appeared, e.g. through a DeviceTaintRule): the
+        eviction controller would evict every pod using the claim."""
+        if not self.gates.enabled("DRADeviceTaints"):
+            return
+        if self._devices is None:
+            from dractl.downward import DeviceIndex
+
+            self._devices = DeviceIndex(self.allocator.inventory.slices)
+        for r in claim.allocation.devices:
+            device = self._devices.get(r.driver, r.pool, r.device)
+            if device is None:
+                continue
+            taints = [t for t in device.taints if t.effect == "NoExecute"]
+            taint = untolerated_taint(taints, r.tolerations)
+            if taint is not None:
+                shown = f"{taint.key}={taint.value}" if taint.value else taint.key
+                result.reasons.append(Reason(
+                    R.EVICTION, f"claim {claim.ref}: device {r.driver}/{r.pool}/{r.device} has the "
+                    f"NoExecute taint {shown} which the allocation does not tolerate: the pod would "
+                    "be evicted (with every other pod using the claim)", severity="warning"))
 
     # ------------------------------------------------------------------ claims ------------------
     def _resolve_claims(self, pod: PodInput, result: PodResult) -> list[PodClaimRef]:
@@ -586,7 +612,8 @@ class Simulation:
                 groups.setdefault(("(not explained: too many nodes)",), []).append(node_name)
                 continue
             explained += 1
-            lines = self._explain_node(self.node_by_name[node_name], pending_models)
+            lines = self._explain_node(self.node_by_name[node_name], pending_models,
+                                       result.node_devices.setdefault(node_name, []))
             result.node_explanations[node_name] = lines
             groups.setdefault(tuple(lines), []).append(node_name)
         for lines, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
@@ -595,18 +622,26 @@ class Simulation:
             details.extend(f"  {line}" for line in lines)
         return Reason(R.NO_NODE_FITS, message, details=tuple(details))
 
-    def _explain_node(self, node: SimNode, pending_models: list[ResourceClaim]) -> list[str]:
+    def _explain_node(self, node: SimNode, pending_models: list[ResourceClaim],
+                      device_lines: list[str] | None = None) -> list[str]:
         try:
             explanation = self.allocator.explain(node.info, pending_models, timeout=self.options.timeout)
         except Exception as exc:  # noqa: BLE001 - an explanation must never break the run
             return [f"(no explanation: {type(exc).__name__}: {exc})"]
+        classes = _request_classes(pending_models)
         lines = []
         for req in explanation.requests:
             rejected = ", ".join(f"{n} {DESCRIPTIONS.get(code, code)}"
                                  for code, n in sorted(req.rejected.items(), key=lambda kv: (-kv[1], kv[0])))
-            lines.append(f"claim {req.claim}, request {req.request}: needs {req.needed}, "
-                         f"{req.eligible} of {req.considered} device(s) usable"
+            cls = classes.get((req.claim, req.request))
+            lines.append(f"claim {req.claim}, request {req.request}"
+                         + (f" (class {cls})" if cls else "")
+                         + f": needs {req.needed} device(s), {req.eligible} of {req.considered} usable"
                          + (f"; {rejected}" if rejected else ""))
+            if device_lines is not None:
+                for verdict in req.devices:
+                    why = DESCRIPTIONS.get(verdict.reason, verdict.reason) if verdict.reason else "usable"
+                    device_lines.append(f"request {req.request}: {verdict.device}: {why}")
         if explanation.partial:
             lines.append("(explanation partial: the diagnostic search was cut short)")
         return lines
@@ -653,6 +688,17 @@ class Simulation:
             claim.reasons.append(Reason(R.UNSATISFIABLE, f"0/{len(nodes)} nodes can allocate the "
                                         f"unreferenced claims together" + (f": {summary}" if summary else ""),
                                         details=tuple(lines)))
+
+
+def _request_classes(models: list[ResourceClaim]) -> dict[tuple[str, str], str]:
+    out = {}
+    for m in models:
+        for req in m.requests:
+            if req.exactly:
+                out[(m.ref, req.name)] = req.exactly.device_class_name
+            for sub in req.first_available:
+                out[(m.ref, f"{req.name}/{sub.name}")] = sub.device_class_name
+    return out
 
 
 def _unique(claims: list[ClaimState]) -> list[ClaimState]:

@@ -102,6 +102,7 @@ class PodResult:
     node_failures: dict[str, str] = field(default_factory=dict)
     # node name -> explanation lines from the allocator (only for nodes where allocation failed)
     node_explanations: dict[str, list[str]] = field(default_factory=dict)
+    node_devices: dict[str, list[str]] = field(default_factory=dict)  # device-level verdicts
     env: dict[str, dict[str, str]] = field(default_factory=dict)  # container -> env values
     env_errors: dict[str, list[Reason]] = field(default_factory=dict)
     env_sources: dict[str, dict[str, tuple]] = field(default_factory=dict)  # container -> env -> devices

@@ -69,7 +69,8 @@ def test_regex_bombs_are_linear(pattern: str) -> None:
     assert time.perf_counter() - t0 < BOUND
 
 
-@pytest.mark.parametrize("pattern", ["(?=a)", "(a)\\\\1", "[", "a{2000}"])
+@pytest.mark.parametrize("pattern", ["(?=a)", "(a)\\\\1", "[", "a{2000}"],
+                         ids=["lookahead", "backref", "unclosed", "big-repeat"])
 def test_non_re2_patterns_rejected(pattern: str) -> None:
     # look-around, back-references and >1000 repeats are not RE2: literal -> compile error
     with pytest.raises(CelCompileError, match="invalid matches argument"):
@@ -89,7 +90,7 @@ def test_length_limit_beats_everything_in_validation() -> None:
     "(" * 3000 + "true" + ")" * 3000,
     "[" * 300 + "1" + "]" * 300 + " == []",
     " + ".join(["1"] * 2000) + " > 0",
-])
+], ids=["parens", "brackets", "plus-chain"])
 def test_deep_nesting_is_a_compile_error(expr: str) -> None:
     t0 = time.perf_counter()
     with pytest.raises(CelCompileError, match="max recursion depth exceeded"):
