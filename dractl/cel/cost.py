@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from . import ast as A
-from .checker import BOOL, DOUBLE, DURATION, DYN, INT, STRING, BYTES, TIMESTAMP, UINT, T
+from .checker import BOOL, BYTES, DOUBLE, DURATION, INT, STRING, TIMESTAMP, UINT, T
 
 U64 = 2 ** 64 - 1
 UNKNOWN = (0, U64)

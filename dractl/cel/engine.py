@@ -20,7 +20,7 @@ from .device import Activation, CelDevice, build_activation
 from .errors import CelCompileError, CelRuntimeError
 from .interp import Meter, compile_program
 from .parser import line_col, parse
-from .values import CostExceeded, EvalError, type_name
+from .values import EvalError, type_name
 
 MAX_COST = 1_000_000            # resourceapi.CELSelectorExpressionMaxCost
 MAX_LENGTH = 10 * 1024          # resourceapi.CELSelectorExpressionMaxLength (bytes)

@@ -203,6 +203,10 @@ class Compiler:
 
     # -- select / index ----------------------------------------------------------------------
     def c_select(self, n: A.Select) -> Fn:
+        q = _qualified(n)
+        if q is not None and q in TYPE_IDENTS and q.split(".")[0] not in self.scopes:
+            t = TYPE_IDENTS[q]
+            return lambda env: t
         operand = self.compile(n.operand)
         field, off, metered = n.field, n.offset, self.metered
         if n.test_only:
@@ -783,6 +787,15 @@ class Compiler:
                 else:
                     env[var] = old
         return bind
+
+
+def _qualified(n: A.Node) -> str | None:
+    if isinstance(n, A.Ident):
+        return n.name
+    if isinstance(n, A.Select) and not n.test_only and not n.optional:
+        left = _qualified(n.operand)
+        return None if left is None else left + "." + n.field
+    return None
 
 
 _MISSING = object()

@@ -14,7 +14,6 @@ import sys
 import threading
 from pathlib import Path
 
-import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
@@ -59,9 +58,12 @@ _PATCHES: list[tuple[str, str]] = [
 
 
 def _patched_grammar() -> str:
-    import celpy
+    import importlib.util
 
-    text = (Path(celpy.__file__).parent / "cel.lark").read_text()
+    spec = importlib.util.find_spec("celpy")  # locate cel.lark without importing celpy
+    if spec is None or not spec.origin:
+        raise RuntimeError("dractl.cel needs cel-python (celpy) for its CEL grammar")
+    text = (Path(spec.origin).parent / "cel.lark").read_text()
     for old, new in _PATCHES:
         if text.count(old) != 1:
             raise RuntimeError(

@@ -64,8 +64,23 @@ def pod_objects(plan: Plan) -> list[dict]:
     return out
 
 
+def group_objects(plan: Plan) -> list[dict]:
+    """PodGroups whose claims the run generated, with status.resourceClaimStatuses (KEP-5729)."""
+    out = []
+    for g in plan.groups:
+        if not g.standalone or not g.claim_statuses or g.source is None:
+            continue
+        obj = copy.deepcopy(g.source.data)
+        status = dict(obj.get("status") or {})
+        status["resourceClaimStatuses"] = [{"name": n, "resourceClaimName": c}
+                                           for n, c in g.claim_statuses.items()]
+        obj["status"] = status
+        out.append(obj)
+    return out
+
+
 def render(plan: Plan) -> str:
-    docs = claim_objects(plan) + pod_objects(plan)
+    docs = claim_objects(plan) + group_objects(plan) + pod_objects(plan)
     if not docs:
         return ""
     return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False,

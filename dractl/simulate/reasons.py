@@ -33,6 +33,10 @@ ADMIN_NAMESPACE = register("DRA5018", ERROR, "admin access requested in a namesp
                            "admin-access label", "apiserver")
 MODEL = register("DRA5019", ERROR, "an object cannot be used by the dry run (e.g. an unparsable "
                  "quantity)", _D)
+NOT_ENQUEUED = register("DRA5020", ERROR, "the pod's PodGroup or Workload does not exist: PreEnqueue "
+                        "keeps it out of the queue", _S)
+GANG = register("DRA5021", ERROR, "gang scheduling: fewer than minCount members could be placed "
+                "together (or were given)", _S)
 BINDING_CONDITIONS = register("DRA5101", WARNING, "the pod would wait for device binding conditions", _S)
 NODE_NAME_BYPASS = register("DRA5102", WARNING, "the pod sets spec.nodeName and bypasses the scheduler",
                             _D)

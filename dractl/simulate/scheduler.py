@@ -27,6 +27,7 @@ from dractl.api.resource import (AllocationResult, DeviceClass, DeviceTaintRule,
 from dractl.api.versions import FeatureGates
 from dractl.load.document import Document
 from dractl.simulate import reasons as R
+from dractl.simulate.groups import GroupIndex, PodGroupInfo
 from dractl.simulate.names import claim_generate_name, generated_name, uid_for
 from dractl.simulate.nodes import SimNode, pod_fits_node
 from dractl.simulate.pods import CONTROLLER_KINDS, PodInput, expand_controller, pod_from_document
@@ -80,6 +81,8 @@ class Simulation:
         self.node_docs: list[Document] = []
         self.pod_docs: list[Document] = []
         self.class_names: set[str] = set()
+        self.groups = GroupIndex()
+        group_docs: list[Document] = []
         for doc in self._docs:
             kind, group = doc.kind, doc.group
             bad = id(doc) in self.invalid
@@ -107,6 +110,11 @@ class Simulation:
                 self.namespaces[doc.name] = doc.data
             elif kind == "Pod" and not doc.group or kind in CONTROLLER_KINDS:
                 self.pod_docs.append(doc)
+            elif group == "scheduling.k8s.io" and kind in ("Workload", "PodGroup") and not bad:
+                group_docs.append(doc)
+        # Workloads first: a PodGroup may take its policy from its Workload's template.
+        for doc in sorted(group_docs, key=lambda d: d.kind != "Workload"):
+            self.groups.add(doc)
 
         self.nodes = self._build_nodes(slices)
         self.plan.nodes = [n.name for n in self.nodes]
@@ -134,6 +142,7 @@ class Simulation:
         self.shared_version = 0
         self._fail_cache: dict[tuple, tuple] = {}
         self._devices = None
+        self._tx: list | None = None      # undo log while a gang is being placed
 
     def _add_input_claim(self, doc: Document, data: dict, bad: bool) -> None:
         ns = doc.namespace or "default"
@@ -214,13 +223,87 @@ class Simulation:
                     result.status = INVALID
                     result.reasons.append(Reason(R.POD_INVALID, f"{doc.kind} {doc.name} has validation "
                                                  "errors; not scheduled"))
-                    continue
-                self._schedule(result)
+        if self.gates.enabled("GenericWorkload"):
+            for result in self.plan.pods:
+                group, problem = self.groups.group_of(result.pod.spec, result.namespace)
+                result.group, result.group_problem = group, problem
+                if group is not None and result.status != INVALID:
+                    group.members.append(result)
+        done: set[int] = set()
+        for result in self.plan.pods:
+            if id(result) in done or result.status == INVALID:
+                continue
+            if result.group_problem:
+                result.reasons.append(Reason(R.NOT_ENQUEUED, result.group_problem, details=(
+                    "PreEnqueue keeps the pod out of the scheduling queue until its group exists",)))
+                continue
+            group = result.group
+            if group is not None and group.policy == "gang":
+                self._schedule_gang(group)
+                done.update(id(m) for m in group.members)
+                continue
+            self._schedule(result)
         self._allocate_unreferenced()
-        for claim in self.plan.claims:
-            if claim.status == PENDING and not claim.referenced:
-                claim.status = PENDING
+        seen: set[int] = set()
+        for result in self.plan.pods:
+            if result.group is not None and id(result.group) not in seen:
+                seen.add(id(result.group))
+                self.plan.groups.append(result.group)
         return self.plan
+
+    # ------------------------------------------------------------------ gangs ---------------------
+    def _schedule_gang(self, group: PodGroupInfo) -> None:
+        """All-or-nothing (KEP-4671, 1.37's PodGroup scheduling cycle): members are tried in input
+        order on a tentative state; unless minCount of them fit, every change is undone."""
+        members = group.members
+        label = f"gang {group.namespace}/{group.name} (minCount {group.min_count})"
+        if len(members) < group.min_count:
+            for m in members:
+                m.reasons.append(Reason(R.GANG, "waiting for minCount pods from a gang to appear in "
+                                        "scheduling queue", details=(
+                                            f"{label}: {len(members)} member pod(s) given, "
+                                            f"{group.min_count - len(members)} more needed",)))
+            return
+        self._tx = []
+        placed = 0
+        first_failure: PodResult | None = None
+        attempted = 0
+        for i, m in enumerate(members):
+            attempted = i + 1
+            self._schedule(m)
+            if m.status == SCHEDULED:
+                placed += 1
+            elif first_failure is None:
+                first_failure = m
+            if placed + (len(members) - i - 1) < group.min_count:
+                break  # PlacementFeasible: the gang can no longer reach minCount
+        tx, self._tx = self._tx, None
+        if placed >= group.min_count:
+            for m in members:
+                if m.status != SCHEDULED:
+                    m.reasons.append(Reason(R.GANG, f"{label} was admitted with {placed} pod(s); this "
+                                            "member did not fit and stays pending", severity="warning"))
+            return
+        for undo in reversed(tx):
+            undo()
+        self.shared_version += 1  # failures cached during the attempt saw the tentative state
+        why = ""
+        if first_failure is not None:
+            first_reason = next((r for r in first_failure.reasons if r.severity == "error"), None)
+            why = f"; {first_failure.namespace}/{first_failure.name} broke it" + (
+                f": {first_reason.message}" if first_reason else "")
+        verdict = Reason(R.GANG, f"{label}: only {placed} of {len(members)} pod(s) could be placed "
+                         f"together, so none is{why}")
+        for idx, m in enumerate(members):
+            m.status, m.node = UNSCHEDULABLE, ""
+            if idx >= attempted:
+                m.reasons.append(Reason(R.GANG, "not attempted: the gang could no longer reach minCount",
+                                        severity="warning"))
+            m.reasons.append(verdict)
+
+    def _log(self, undo) -> None:
+        if self._tx is not None:
+            self._tx.append(undo)
 
     def _daemonset_pods(self, doc: Document) -> list[PodInput]:
         # One pod per node the template may run on (nodeSelector, affinity, taints).
@@ -378,45 +461,72 @@ class Simulation:
                                                  else -used(it) if order == "most-allocated" else 0))
         return keyed[0]
 
+    def _consumer(self, result: PodResult, ref: PodClaimRef) -> dict:
+        if ref.reserved_for == "podgroup" and result.group is not None:
+            return result.group.reservation
+        return {"resource": "pods", "name": result.pod.name, "uid": result.pod.uid}
+
     def _bind(self, result: PodResult, node: SimNode, pending: list[ClaimState], outcome) -> None:
-        pod = result.pod
         # PreBind: the API server rejects a 257th reservedFor entry; the whole attempt fails.
         for ref in result.claims:
             claim = ref.claim
-            if claim is None or _reserved(claim, pod.uid):
+            if claim is None or _reserved(claim, self._consumer(result, ref)):
                 continue
             if len(claim.reserved_for) >= MAX_RESERVED_FOR:
                 result.status = UNSCHEDULABLE
+                fix = ("put the claim on the pods' PodGroup (spec.resourceClaims of the PodGroup, "
+                       "same entry in every pod; Kubernetes 1.36+ with DRAWorkloadResourceClaims) so "
+                       "that one reservedFor entry covers the whole group")
                 result.reasons.append(Reason(
                     R.RESERVED_FOR_FULL,
                     f"add reservation to claim {claim.ref}: ResourceClaim.resource.k8s.io "
                     f"\"{claim.name}\" is invalid: status.reservedFor: Too many: "
                     f"{len(claim.reserved_for) + 1}: must have at most {MAX_RESERVED_FOR} items",
-                    details=("dractl: more than 256 pods share this claim; with Kubernetes 1.36+ "
-                             "(DRAWorkloadResourceClaims) put the claim on the pods' PodGroup so "
-                             "that one reservation covers the whole group",)))
+                    details=(f"dractl: more than {MAX_RESERVED_FOR} pods share this claim; to fix it, "
+                             + fix,)))
                 return
         if outcome is not None:
             for claim, allocation in zip(pending, outcome.results):
-                self.allocator.commit(claim.model, allocation)
-                claim.allocation = allocation
-                claim.status = ALLOCATED
-                claim.node = node.name
-                claim.touched = True
-                self._count_devices(allocation, +1)
-                self._invalidate(allocation, node.name)
-                finalizers = claim.manifest.setdefault("metadata", {}).setdefault("finalizers", [])
-                if DELETE_PROTECTION_FINALIZER not in finalizers:
-                    finalizers.append(DELETE_PROTECTION_FINALIZER)
+                self._commit_allocation(claim, allocation, node.name)
         for ref in result.claims:
             claim = ref.claim
-            if claim is None or _reserved(claim, pod.uid):
+            consumer = self._consumer(result, ref)
+            if claim is None or _reserved(claim, consumer):
                 continue
-            claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+            claim.reserved_for.append(consumer)
+            touched = claim.touched
             claim.touched = True
+
+            def undo(claim=claim, consumer=consumer, touched=touched):
+                claim.reserved_for.remove(consumer)
+                claim.touched = touched
+            self._log(undo)
         result.status = SCHEDULED
         result.node = node.name
+        self._log(lambda: _unplace(result))
         self._warn_after_placement(result, node)
+
+    def _commit_allocation(self, claim: ClaimState, allocation: AllocationResult, node_name: str) -> None:
+        saved = (claim.allocation, claim.status, claim.node, claim.touched)
+        self.allocator.commit(claim.model, allocation)
+        claim.allocation = allocation
+        claim.status = ALLOCATED
+        claim.node = node_name
+        claim.touched = True
+        self._count_devices(allocation, +1)
+        self._invalidate(allocation, node_name)
+        finalizers = claim.manifest.setdefault("metadata", {}).setdefault("finalizers", [])
+        added = DELETE_PROTECTION_FINALIZER not in finalizers
+        if added:
+            finalizers.append(DELETE_PROTECTION_FINALIZER)
+
+        def undo():
+            self.allocator.release(claim.model)
+            self._count_devices(allocation, -1)
+            claim.allocation, claim.status, claim.node, claim.touched = saved
+            if added:
+                finalizers.remove(DELETE_PROTECTION_FINALIZER)
+        self._log(undo)
 
     def _invalidate(self, allocation: AllocationResult, node_name: str) -> None:
         self.node_version[node_name] += 1
@@ -470,8 +580,12 @@ class Simulation:
         refs: list[PodClaimRef] = []
         statuses = {s.get("name"): s for s in pod.status.get("resourceClaimStatuses") or []
                     if isinstance(s, dict)}
+        group = result.group
+        if group is None or not group.standalone or not self.gates.enabled("DRAWorkloadResourceClaims"):
+            group = None
         for entry in pod.pod_claims():
             name = entry.get("name")
+            shared = group is not None and group.matching_claim(entry) is not None
             if entry.get("resourceClaimName"):
                 claim = self.claims.get((pod.namespace, entry["resourceClaimName"]))
                 if claim is None:
@@ -481,7 +595,10 @@ class Simulation:
                                                    f"{pod.namespace}/{entry['resourceClaimName']}, "
                                                    "which is not among the inputs",)))
             elif entry.get("resourceClaimTemplateName"):
-                claim = self._claim_from_template(pod, entry, statuses.get(name))
+                if shared:
+                    claim = self._group_claim(pod, group, entry)
+                else:
+                    claim = self._claim_from_template(pod, entry, statuses.get(name), result)
                 if claim is None:
                     refs.append(PodClaimRef(name, None))
                     continue
@@ -495,10 +612,48 @@ class Simulation:
                 raise _Failure(Reason(R.CLAIM_INVALID, f"ResourceClaim {claim.ref} has validation "
                                       "errors"))
             claim.referenced = True
-            refs.append(PodClaimRef(name, claim))
+            refs.append(PodClaimRef(name, claim, "podgroup" if shared else "pod"))
         return refs
 
-    def _claim_from_template(self, pod: PodInput, entry: dict, status: dict | None) -> ClaimState | None:
+    def _group_claim(self, pod: PodInput, group: PodGroupInfo, entry: dict) -> ClaimState:
+        """KEP-5729: one claim per PodGroup from a template, shared by every member pod."""
+        name = entry["name"]
+        claim_name = group.claim_statuses.get(name)
+        if claim_name:
+            claim = self.claims.get((pod.namespace, claim_name))
+            if claim is None:
+                raise _Failure(Reason(R.CLAIM_NOT_FOUND, f"resourceclaim.resource.k8s.io \"{claim_name}\" "
+                                      "not found", details=(f"PodGroup {group.name} records it in "
+                                                            "status.resourceClaimStatuses",)))
+        else:
+            template = self._template(pod, entry)
+            owner = {"apiVersion": group.api_version or "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+                     "name": group.name, "uid": group.uid, "controller": True,
+                     "blockOwnerDeletion": True}
+            claim = self._generate_claim(pod.namespace, group.name, name, template, owner,
+                                         f"podgroup/{group.uid}/{name}")
+            group.claim_statuses[name] = claim.name
+            self._log(lambda: group.claim_statuses.pop(name, None))
+        if not any(s.get("name") == name for s in pod.status.get("resourceClaimStatuses") or []):
+            self._record_pod_claim_status(pod, name, claim.name)
+        return claim
+
+    def _template(self, pod: PodInput, entry: dict) -> dict:
+        template_name = entry["resourceClaimTemplateName"]
+        template = self.templates.get((pod.namespace, template_name))
+        if template is None:
+            raise _Failure(Reason(R.TEMPLATE_NOT_FOUND, f"resourceclaimtemplate.resource.k8s.io "
+                                  f"\"{template_name}\" not found",
+                                  details=(f"pod claim {entry['name']}: ResourceClaimTemplate "
+                                           f"{pod.namespace}/{template_name} is not among the inputs; "
+                                           "the resourceclaim controller cannot create the claim",)))
+        if template["invalid"]:
+            raise _Failure(Reason(R.CLAIM_INVALID, f"ResourceClaimTemplate {pod.namespace}/{template_name} "
+                                  "has validation errors"))
+        return template
+
+    def _claim_from_template(self, pod: PodInput, entry: dict, status: dict | None,
+                             result: PodResult) -> ClaimState | None:
         name = entry["name"]
         if status is not None:
             claim_name = status.get("resourceClaimName")
@@ -508,53 +663,68 @@ class Simulation:
             if claim is None:
                 raise _Failure(Reason(R.CLAIM_NOT_FOUND, f"resourceclaim.resource.k8s.io \"{claim_name}\" "
                                       "not found"))
-            if not any(uid == pod.uid and kind == "Pod" for kind, _, uid in claim.owner_uids()):
+            owners = claim.owner_uids()
+            if any(uid == pod.uid and kind == "Pod" for kind, _, uid in owners):
+                return claim
+            group = result.group
+            if group is not None and self.gates.enabled("DRAWorkloadResourceClaims"):
+                if any(kind == "PodGroup" and owner == group.name for kind, owner, _ in owners):
+                    return claim
                 raise _Failure(Reason(R.CLAIM_NOT_OWNED, f"ResourceClaim {claim.ref} was not created "
-                                      f"for Pod {pod.key} (Pod is not owner)"))
-            return claim
+                                      f"for Pod {pod.key} (neither Pod nor PodGroup {group.name} is "
+                                      "the owner)"))
+            raise _Failure(Reason(R.CLAIM_NOT_OWNED, f"ResourceClaim {claim.ref} was not created "
+                                  f"for Pod {pod.key} (Pod is not owner)"))
         if not self.options.simulate_controllers:
             raise _Failure(Reason(R.CLAIM_NOT_CREATED, f"pod \"{pod.key}\": ResourceClaim not created yet"))
-        template_name = entry["resourceClaimTemplateName"]
-        template = self.templates.get((pod.namespace, template_name))
-        if template is None:
-            raise _Failure(Reason(R.TEMPLATE_NOT_FOUND, f"resourceclaimtemplate.resource.k8s.io "
-                                  f"\"{template_name}\" not found",
-                                  details=(f"pod claim {name}: ResourceClaimTemplate "
-                                           f"{pod.namespace}/{template_name} is not among the inputs; "
-                                           "the resourceclaim controller cannot create the claim",)))
-        if template["invalid"]:
-            raise _Failure(Reason(R.CLAIM_INVALID, f"ResourceClaimTemplate {pod.namespace}/{template_name} "
-                                  "has validation errors"))
-        claim = self._generate_claim(pod, name, template)
-        pod.status.setdefault("resourceClaimStatuses", []).append(
-            {"name": name, "resourceClaimName": claim.name})
+        template = self._template(pod, entry)
+        owner = {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+                 "controller": True, "blockOwnerDeletion": True}
+        claim = self._generate_claim(pod.namespace, pod.name, name, template, owner,
+                                     f"{pod.uid}/{name}")
+        self._record_pod_claim_status(pod, name, claim.name)
         return claim
 
-    def _generate_claim(self, pod: PodInput, pod_claim: str, template: dict) -> ClaimState:
+    def _record_pod_claim_status(self, pod: PodInput, pod_claim: str, claim_name: str) -> None:
+        statuses = pod.status.setdefault("resourceClaimStatuses", [])
+        entry = {"name": pod_claim, "resourceClaimName": claim_name}
+        statuses.append(entry)
+        self._log(lambda: statuses.remove(entry))
+
+    def _generate_claim(self, namespace: str, owner_name: str, pod_claim: str, template: dict,
+                        owner_ref: dict, seed: str) -> ClaimState:
+        """What the resourceclaim controller creates from a template (docs 3.14, 3.13)."""
         data = template["data"]
         spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
         tmeta = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
-        claim_name = generated_name(claim_generate_name(pod.name, pod_claim), f"{pod.uid}/{pod_claim}")
-        meta: dict[str, Any] = {"name": claim_name, "namespace": pod.namespace,
-                                "uid": uid_for("ResourceClaim", pod.namespace, claim_name)}
+        claim_name = generated_name(claim_generate_name(owner_name, pod_claim), seed)
+        meta: dict[str, Any] = {"name": claim_name, "namespace": namespace,
+                                "uid": uid_for("ResourceClaim", namespace, claim_name)}
         if tmeta.get("labels"):
             meta["labels"] = copy.deepcopy(tmeta["labels"])
         meta["annotations"] = {**copy.deepcopy(tmeta.get("annotations") or {}),
                                "resource.kubernetes.io/pod-claim-name": pod_claim}
-        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
-                                    "controller": True, "blockOwnerDeletion": True}]
+        meta["ownerReferences"] = [owner_ref]
         manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
                     "spec": copy.deepcopy(spec.get("spec") or {})}
         try:
             model = ResourceClaim.from_dict(manifest)
         except (ModelError, ValueError, TypeError) as exc:
-            raise _Failure(Reason(R.MODEL, f"claim from template {pod.namespace}/"
+            raise _Failure(Reason(R.MODEL, f"claim from template {namespace}/"
                                   f"{data.get('metadata', {}).get('name')}: {exc}")) from None
-        state = ClaimState(pod.namespace, claim_name, meta["uid"], manifest, model, template["doc"],
+        state = ClaimState(namespace, claim_name, meta["uid"], manifest, model, template["doc"],
                            generated=True, touched=True)
+        self._add_generated(state)
+        return state
+
+    def _add_generated(self, state: ClaimState) -> None:
         self.claims[state.key] = state
         self.plan.claims.append(state)
-        return state
+
+        def undo():
+            self.claims.pop(state.key, None)
+            self.plan.claims.remove(state)
+        self._log(undo)
 
     def _prefilter(self, pod: PodInput, refs: list[PodClaimRef]) -> None:
         for ref in refs:
@@ -663,12 +833,12 @@ class Simulation:
             outcome = self.allocator.allocate(node.info, models, timeout=self.options.timeout)
             if outcome.allocated:
                 for claim, allocation in zip(todo, outcome.results):
-                    self.allocator.commit(claim.model, allocation)
-                    claim.allocation = allocation
-                    claim.status = ALLOCATED
-                    claim.node = node.name
-                    claim.touched = True
-                    self._count_devices(allocation, +1)
+                    self._commit_allocation(claim, allocation, node.name)
+                    # Nothing uses these claims: no finalizer is added until a pod reserves them.
+                    finalizers = claim.manifest["metadata"]["finalizers"]
+                    finalizers.remove(DELETE_PROTECTION_FINALIZER)
+                    if not finalizers:
+                        del claim.manifest["metadata"]["finalizers"]
                 return
             if outcome.is_error and not outcome.node_failure and not outcome.timed_out:
                 for claim in todo:
@@ -710,8 +880,14 @@ def _unique(claims: list[ClaimState]) -> list[ClaimState]:
     return out
 
 
-def _reserved(claim: ClaimState, uid: str) -> bool:
-    return any(r.get("uid") == uid for r in claim.reserved_for)
+def _reserved(claim: ClaimState, consumer: dict) -> bool:
+    return any(r.get("uid") == consumer["uid"] and r.get("resource") == consumer["resource"]
+               for r in claim.reserved_for)
+
+
+def _unplace(result: PodResult) -> None:
+    result.status = UNSCHEDULABLE
+    result.node = ""
 
 
 def simulate(documents: Iterable[Document], gates: FeatureGates, options: Options | None = None,

@@ -106,6 +106,8 @@ class PodResult:
     env: dict[str, dict[str, str]] = field(default_factory=dict)  # container -> env values
     env_errors: dict[str, list[Reason]] = field(default_factory=dict)
     env_sources: dict[str, dict[str, tuple]] = field(default_factory=dict)  # container -> env -> devices
+    group: Any = None                  # PodGroupInfo the pod belongs to (GenericWorkload)
+    group_problem: str | None = None   # why the pod is not enqueued (missing PodGroup/Workload)
 
     @property
     def namespace(self) -> str:
@@ -122,6 +124,7 @@ class Plan:
     claims: list[ClaimState] = field(default_factory=list)   # every claim, input order then generated
     nodes: list[str] = field(default_factory=list)
     reasons: list[Reason] = field(default_factory=list)      # run-level notes (no nodes, ...)
+    groups: list = field(default_factory=list)               # PodGroupInfo with members, input order
 
     def ok(self) -> bool:
         if any(p.status != SCHEDULED for p in self.pods):
