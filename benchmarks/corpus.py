@@ -13,6 +13,7 @@ validators have something to report. Deterministic for a given size (seeded).
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 from benchmarks.scenarios import Scenario, _done, _mkdir
@@ -315,19 +316,18 @@ metadata:
     # ------------------------------------------------------------------ defects ---------------
     def defect(self, doc: str) -> str:
         """One deliberate mistake a user makes, applied to a rendered document."""
-        kind = self.rnd.randrange(6)
-        if kind == 0:   # a name that is not a DNS subdomain
-            return doc.replace("\n  name: ", "\n  name: Bad_Name.", 1)
-        if kind == 1 and "expression: '" in doc:   # CEL syntax error
-            return doc.replace("expression: '", "expression: '(( ", 1)
-        if kind == 2 and "value: " in doc and "Gi" in doc:   # malformed quantity
-            return doc.replace("Gi\n", "GiB\n", 1)
-        if kind == 3 and "deviceClassName: " in doc:   # required field dropped
-            return doc.replace("deviceClassName: ", "deviceClass: ", 1)
-        if kind == 4 and "count: " in doc:
-            return doc.replace("count: 1", "count: 0", 1).replace("count: 2", "count: 0", 1)
-        # wrong type where an object is required
-        return doc.replace("\nspec:\n", "\nspec: enabled\nunused:\n", 1)
+        options = [lambda d: d.replace("\n  name: ", "\n  name: Bad_Name.", 1)]  # not a DNS subdomain
+        if "expression: '" in doc:   # CEL syntax error
+            options.append(lambda d: d.replace("expression: '", "expression: '(( ", 1))
+        if "Gi\n" in doc:           # malformed quantity
+            options.append(lambda d: d.replace("Gi\n", "GiB\n", 1))
+        if "deviceClassName: " in doc:   # required field misspelt
+            options.append(lambda d: d.replace("deviceClassName: ", "deviceClass: ", 1))
+        if "count: " in doc:
+            options.append(lambda d: re.sub(r"count: \d+", "count: 0", d, count=1))
+        if "\nspec:\n" in doc:     # wrong type where an object is required
+            options.append(lambda d: d.replace("\nspec:\n", "\nspec: enabled\nunused:\n", 1))
+        return self.rnd.choice(options)(doc)
 
     def documents(self):
         kinds = [k for k, w in MIX for _ in range(w)]

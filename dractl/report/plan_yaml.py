@@ -51,8 +51,9 @@ def pod_objects(plan: Plan) -> list[dict]:
         if p.status == SCHEDULED and p.node:
             spec["nodeName"] = p.node
         status = dict(obj.get("status") or {})
-        if p.pod.status.get("resourceClaimStatuses"):
-            status["resourceClaimStatuses"] = copy.deepcopy(p.pod.status["resourceClaimStatuses"])
+        for key in ("resourceClaimStatuses", "extendedResourceClaimStatus"):
+            if p.pod.status.get(key):
+                status[key] = copy.deepcopy(p.pod.status[key])
         if p.status != SCHEDULED:
             status["phase"] = "Pending"
             message = "; ".join(r.message for r in p.reasons if r.severity == "error")

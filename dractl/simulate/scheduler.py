@@ -30,6 +30,8 @@ from dractl.simulate import reasons as R
 from dractl.simulate.groups import GroupIndex, PodGroupInfo
 from dractl.simulate.names import claim_generate_name, generated_name, uid_for
 from dractl.simulate.nodes import SimNode, pod_fits_node
+from dractl.simulate.resources import (ExtendedRequest, allocatable, extended_class_map,
+                                       extended_requests, insufficient, pod_requests)
 from dractl.simulate.pods import CONTROLLER_KINDS, PodInput, expand_controller, pod_from_document
 from dractl.simulate.state import (ALLOCATED, ALREADY_ALLOCATED, CLAIM_ERROR, DELETE_PROTECTION_FINALIZER,
                                    INVALID, MAX_RESERVED_FOR, PENDING, SCHEDULED, UNSATISFIABLE,
@@ -49,6 +51,57 @@ class Options:
     timeout: float | None = 10.0          # per node and pod, like the scheduler's filterTimeout
     simulate_controllers: bool = True
     lenient_env: bool = False             # env refs: skip devices lacking the attribute
+
+
+@dataclass
+class _Attempt:
+    """A node where the pod fits: the allocator outcome and what else placing it implies."""
+
+    outcome: Any                         # AllocationOutcome, or None when nothing needed devices
+    ext: tuple = ()                      # extended resources served through DRA on this node
+    special: ResourceClaim | None = None  # the extended-resource claim's model
+    native: dict = None                  # node-allocatable amounts of DRA devices (KEP-5517)
+
+    def __post_init__(self) -> None:
+        if self.native is None:
+            self.native = {}
+
+
+def _native_mappings(docs) -> dict:
+    """(driver, pool, device) -> {resource: {capacityKey, multiplier}} from ResourceSlices'
+    nodeAllocatableResourceMappings (1.36/1.37 shape) or nodeAllocatableResources.mapping (HEAD)."""
+    from fractions import Fraction
+
+    from dractl.api.quantity import Quantity, QuantityError
+
+    out: dict = {}
+    for doc in docs:
+        if doc.kind != "ResourceSlice" or doc.group != "resource.k8s.io":
+            continue
+        spec = to_v1(doc.data).get("spec") or {}
+        pool = (spec.get("pool") or {}).get("name")
+        for device in spec.get("devices") or []:
+            if not isinstance(device, dict):
+                continue
+            mappings = {}
+            for resource, m in (device.get("nodeAllocatableResourceMappings") or {}).items():
+                if isinstance(m, dict):
+                    mappings[resource] = (m.get("capacityKey"), m.get("allocationMultiplier"))
+            for resource, m in (device.get("nodeAllocatableResources") or {}).items():
+                mapping = m.get("mapping") if isinstance(m, dict) else None
+                if isinstance(mapping, dict):
+                    mappings[resource] = (mapping.get("capacityKey"),
+                                          mapping.get("deviceMultiplier") or mapping.get("capacityMultiplier"))
+            parsed = {}
+            for resource, (key, multiplier) in mappings.items():
+                try:
+                    mult = Quantity.parse(multiplier).value if multiplier is not None else Fraction(1)
+                except (QuantityError, TypeError):
+                    continue
+                parsed[resource] = {"capacityKey": key, "multiplier": mult}
+            if parsed:
+                out[(spec.get("driver"), pool, device.get("name"))] = parsed
+    return out
 
 
 class _Failure(Exception):
@@ -83,6 +136,7 @@ class Simulation:
         self.class_names: set[str] = set()
         self.groups = GroupIndex()
         group_docs: list[Document] = []
+        class_info: list[tuple] = []
         for doc in self._docs:
             kind, group = doc.kind, doc.group
             bad = id(doc) in self.invalid
@@ -90,8 +144,11 @@ class Simulation:
                 data = to_v1(doc.data)
                 try:
                     if kind == "DeviceClass" and not bad:
-                        classes.append(DeviceClass.from_dict(data))
+                        model = DeviceClass.from_dict(data)
+                        classes.append(model)
                         self.class_names.add(doc.name)
+                        class_info.append((doc.name, str(doc.metadata.get("creationTimestamp") or ""),
+                                           model.extended_resource_name))
                     elif kind == "ResourceSlice" and not bad:
                         slices.append(ResourceSlice.from_dict(data))
                     elif kind == "DeviceTaintRule" and not bad:
@@ -116,7 +173,13 @@ class Simulation:
         for doc in sorted(group_docs, key=lambda d: d.kind != "Workload"):
             self.groups.add(doc)
 
+        self.extended_classes = extended_class_map(class_info) \
+            if self.gates.enabled("DRAExtendedResource") else {}
+        self.native_mappings = _native_mappings(self._docs) \
+            if self.gates.enabled("DRANodeAllocatableResources") else {}
         self.nodes = self._build_nodes(slices)
+        self.node_alloc = {n.name: allocatable(n.allocatable) for n in self.nodes}
+        self.node_requested: dict[str, dict] = {n.name: {} for n in self.nodes}
         self.plan.nodes = [n.name for n in self.nodes]
         self.node_by_name = {n.name: n for n in self.nodes}
         pre_allocated = [c.model for c in self.claims.values() if c.pre_allocated and c.model]
@@ -359,14 +422,16 @@ class Simulation:
             return
 
         pending_models = [c.model for c in pending]
-        signature = self._signature(pod, pending, allocated)
+        demand = pod_requests(pod.spec)
+        ext = extended_requests(pod.spec, self.extended_classes) if self.extended_classes else []
+        signature = self._signature(pod, pending, allocated) + (tuple(sorted(demand.items())),)
         wants_score = any(req.first_available for c in pending for req in c.model.requests)
         exhaustive = wants_score or self.options.node_order != "first"
         feasible: list[tuple[SimNode, Any]] = []
         for node in candidates:
             reason = self._cached_failure(node, signature)
             if reason is None:
-                reason, outcome = self._filter(pod, node, pending_models, allocated, result)
+                reason, outcome = self._filter(pod, node, pending_models, allocated, result, demand, ext)
                 if isinstance(outcome, _Failure):
                     result.status = UNSCHEDULABLE
                     result.reasons.append(outcome.reason)
@@ -384,8 +449,8 @@ class Simulation:
             result.status = UNSCHEDULABLE
             result.reasons.append(self._no_fit_reason(result, pending_models, len(candidates)))
             return
-        node, outcome = self._choose(feasible, pending) if exhaustive else feasible[0]
-        self._bind(result, node, pending, outcome)
+        node, attempt = self._choose(feasible, pending) if exhaustive else feasible[0]
+        self._bind(result, node, pending, attempt)
 
     def _signature(self, pod: PodInput, pending: list[ClaimState], allocated: list[ClaimState]) -> tuple:
         spec = pod.spec
@@ -406,8 +471,9 @@ class Simulation:
                                                     reason)
 
     def _filter(self, pod: PodInput, node: SimNode, pending_models: list[ResourceClaim],
-                allocated: list[ClaimState], result: PodResult):
-        """(failure reason or None, allocator outcome or _Failure)."""
+                allocated: list[ClaimState], result: PodResult, demand: dict,
+                ext: list[ExtendedRequest]):
+        """(failure reason or None, _Attempt or _Failure or None)."""
         reason = pod_fits_node(pod.spec, node)
         if reason is not None:
             return reason, None
@@ -421,11 +487,31 @@ class Simulation:
                 ok = False
             if not ok:
                 return "resourceclaim not available on the node", None
-        if not pending_models:
-            return None, None
-        outcome = self.allocator.allocate(node.info, pending_models, timeout=self.options.timeout)
+        alloc = self.node_alloc[node.name]
+        # Extended resources the node's device plugin does not offer go through DRA (KEP-5004).
+        ext_dra = tuple(e for e in ext if e.resource not in alloc)
+        if any(e.device_class is None or e.count < 0 for e in ext_dra):
+            return "cannot fit resource", None
+        if alloc:
+            dra_names = {e.resource for e in ext_dra}
+            fit = insufficient({k: v for k, v in demand.items() if k not in dra_names},
+                               self._free(node.name), alloc)
+            if fit:
+                return ", ".join(fit), None
+        models = list(pending_models)
+        special = self._extended_claim_model(pod, ext_dra) if ext_dra else None
+        if special is not None:
+            models.append(special)
+        if not models:
+            return None, _Attempt(None, ext_dra, special)
+        outcome = self.allocator.allocate(node.info, models, timeout=self.options.timeout)
         if outcome.allocated:
-            return None, outcome
+            attempt = _Attempt(outcome, ext_dra, special)
+            if self.native_mappings:
+                problem = self._native_fit(node, demand, attempt, allocated, pending_models)
+                if problem:
+                    return problem, None
+            return None, attempt
         if outcome.is_error:
             if outcome.timed_out:
                 return f"timed out trying to allocate devices ({outcome.error})", None
@@ -434,11 +520,67 @@ class Simulation:
             return None, _Failure(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error"))
         return "cannot allocate all claims", None
 
+    def _free(self, node_name: str) -> dict:
+        alloc, used = self.node_alloc[node_name], self.node_requested[node_name]
+        return {k: v - used.get(k, 0) for k, v in alloc.items()}
+
+    def _extended_claim_model(self, pod: PodInput, ext: tuple) -> ResourceClaim:
+        requests = [{"name": e.request_name, "exactly": {"deviceClassName": e.device_class,
+                                                         "allocationMode": "ExactCount",
+                                                         "count": e.count}} for e in ext]
+        manifest = {"metadata": {"name": f"{pod.name}-extended-resources", "namespace": pod.namespace,
+                                 "uid": uid_for("ExtendedClaim", pod.namespace, pod.name)},
+                    "spec": {"devices": {"requests": requests}}}
+        return ResourceClaim.from_dict(manifest)
+
+    def _native_fit(self, node: SimNode, demand: dict, attempt: "_Attempt",
+                    allocated: list[ClaimState], pending_models: list[ResourceClaim]) -> str | None:
+        """KEP-5517: node-allocatable amounts of the allocated devices add to the pod's demand;
+        a claim with a mapped device cannot be shared across pods (alpha rule)."""
+        amounts: dict = {}
+        for claim in allocated:
+            extra = self._mapped_amounts(claim.allocation)
+            if extra and claim.reserved_for:
+                return (f"node allocatable resource claim {claim.name} has a mapped device and "
+                        "cannot be shared across pods")
+            for k, v in extra.items():
+                amounts[k] = amounts.get(k, 0) + v
+        for allocation in attempt.outcome.results[:len(pending_models)]:
+            for k, v in self._mapped_amounts(allocation).items():
+                amounts[k] = amounts.get(k, 0) + v
+        attempt.native = amounts
+        if not amounts or not self.node_alloc[node.name]:
+            return None
+        total = dict(demand)
+        for k, v in amounts.items():
+            total[k] = total.get(k, 0) + v
+        fit = insufficient(total, self._free(node.name), self.node_alloc[node.name])
+        return ", ".join(fit) if fit else None
+
+    def _mapped_amounts(self, allocation: AllocationResult | None) -> dict:
+        out: dict = {}
+        if allocation is None:
+            return out
+        for r in allocation.devices:
+            for resource, mapping in self.native_mappings.get((r.driver, r.pool, r.device), {}).items():
+                multiplier = mapping.get("multiplier", 1)
+                key = mapping.get("capacityKey")
+                if key:
+                    consumed = (r.consumed_capacity or {}).get(key)
+                    if consumed is None:
+                        continue
+                    amount = consumed.value * multiplier
+                else:
+                    amount = multiplier
+                out[resource] = out.get(resource, 0) + amount
+        return out
+
     def _choose(self, feasible: list, pending: list[ClaimState]):
         """Among feasible nodes: highest DRA score (prioritized lists, 1.36+), then the node order
         policy, then inventory order (Python's sort is stable)."""
         def score(item) -> int:
-            _, outcome = item
+            _, attempt = item
+            outcome = attempt.outcome if attempt is not None else None
             if outcome is None:
                 return 0
             total = 0
@@ -466,7 +608,8 @@ class Simulation:
             return result.group.reservation
         return {"resource": "pods", "name": result.pod.name, "uid": result.pod.uid}
 
-    def _bind(self, result: PodResult, node: SimNode, pending: list[ClaimState], outcome) -> None:
+    def _bind(self, result: PodResult, node: SimNode, pending: list[ClaimState], attempt) -> None:
+        outcome = attempt.outcome if attempt is not None else None
         # PreBind: the API server rejects a 257th reservedFor entry; the whole attempt fails.
         for ref in result.claims:
             claim = ref.claim
@@ -488,6 +631,9 @@ class Simulation:
         if outcome is not None:
             for claim, allocation in zip(pending, outcome.results):
                 self._commit_allocation(claim, allocation, node.name)
+            if attempt.special is not None:
+                self._create_extended_claim(result, attempt, outcome.results[-1], node.name)
+        self._charge(result, node.name, attempt)
         for ref in result.claims:
             claim = ref.claim
             consumer = self._consumer(result, ref)
@@ -505,6 +651,53 @@ class Simulation:
         result.node = node.name
         self._log(lambda: _unplace(result))
         self._warn_after_placement(result, node)
+
+    def _charge(self, result: PodResult, node_name: str, attempt) -> None:
+        """Account the pod's requests (and DRA-mapped native resources) on the node."""
+        if not self.node_alloc[node_name]:
+            return
+        ext_dra = {e.resource for e in attempt.ext} if attempt is not None else set()
+        charge = {k: v for k, v in pod_requests(result.pod.spec).items() if k not in ext_dra}
+        for k, v in (attempt.native if attempt is not None else {}).items():
+            charge[k] = charge.get(k, 0) + v
+        used = self.node_requested[node_name]
+        for k, v in charge.items():
+            used[k] = used.get(k, 0) + v
+        self.node_version[node_name] += 1
+
+        def undo():
+            for k, v in charge.items():
+                used[k] -= v
+            self.node_version[node_name] += 1
+        self._log(undo)
+
+    def _create_extended_claim(self, result: PodResult, attempt, allocation: AllocationResult,
+                               node_name: str) -> None:
+        """The special claim KEP-5004 creates at PreBind for DRA-backed extended resources."""
+        pod = result.pod
+        name = generated_name(f"{pod.name}-extended-resources-", f"{pod.uid}/extended")
+        meta = {"name": name, "namespace": pod.namespace,
+                "uid": uid_for("ResourceClaim", pod.namespace, name),
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+                                     "controller": True, "blockOwnerDeletion": True}]}
+        manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+                    "spec": {"devices": {"requests": [
+                        {"name": e.request_name, "exactly": {"deviceClassName": e.device_class,
+                                                             "allocationMode": "ExactCount",
+                                                             "count": e.count}} for e in attempt.ext]}}}
+        model = ResourceClaim.from_dict(manifest)
+        state = ClaimState(pod.namespace, name, meta["uid"], manifest, model, None, generated=True,
+                           touched=True, referenced=True)
+        self._add_generated(state)
+        self._commit_allocation(state, allocation, node_name)
+        state.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+        status = {"resourceClaimName": name, "requestMappings": [
+            {"containerName": e.container, "resourceName": e.resource, "requestName": e.request_name}
+            for e in attempt.ext]}
+        pod.status["extendedResourceClaimStatus"] = status
+        result.claims.append(PodClaimRef("(extended resources)", state))
+        self._log(lambda: pod.status.pop("extendedResourceClaimStatus", None))
 
     def _commit_allocation(self, claim: ClaimState, allocation: AllocationResult, node_name: str) -> None:
         saved = (claim.allocation, claim.status, claim.node, claim.touched)

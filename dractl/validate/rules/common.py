@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dractl.validate.findings import ERROR, register
+from dractl.validate.findings import ERROR, WARNING, register
 
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_str,
                     invalid, is_int, required, too_long, too_many, unsupported)
@@ -26,7 +26,9 @@ C_CEL_TOO_LONG = register("DRA1904", ERROR, "CEL selector expression longer than
 C_OPAQUE = register("DRA1905", ERROR, "device config without `opaque`, or with an invalid driver")
 C_OPAQUE_PARAMS = register("DRA1906", ERROR,
                            "opaque config parameters missing, over 10 KiB or not a JSON object")
-C_GATE_FIELD = register("DRA1910", ERROR,
+# A warning, not an error: the API server accepts the object and silently drops the field, which
+# is exactly why the user needs to hear about it (the object then behaves differently).
+C_GATE_FIELD = register("DRA1910", WARNING,
                         "field of a disabled feature gate: the API server drops it on create",
                         "dractl")
 C_GATE_KIND = register("DRA1911", ERROR,
