@@ -1,0 +1,328 @@
+"""Load + validate many files, in parallel processes when it pays, with identical output.
+
+The per-file work (parse, schema, API-server rules) runs on chunks of consecutive files, in this
+process or in worker processes; cross-object reference checks need every document, so they run
+here afterwards. Chunks are merged in input order and the findings sorted exactly as the serial
+pipeline sorts them, so `--jobs 1` and `--jobs N` print the same bytes.
+
+The per-chunk call is the ordinary pipeline (`parse_source` + `validate_documents(refs=False)`),
+so nothing here decides what is valid.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import BinaryIO, Callable, Iterable
+
+from dractl.api.versions import FeatureGates
+from dractl.load.document import Document
+from dractl.load.limits import Limits
+from dractl.load.loader import LoadResult
+from dractl.load.parse import parse_source
+from dractl.load.reader import LoadProblem, Source, iter_sources
+from dractl.validate.findings import ERROR, WARNING, Finding
+from dractl.validate.pipeline import C_INTERNAL, Validated, validate_documents
+
+# Below this many files, worker processes cost more than they save.
+PARALLEL_MIN_FILES = 200
+# Files per chunk when running in this process: small, so the progress bar moves smoothly.
+SERIAL_CHUNK = 16
+# Show a progress bar only for runs that take longer than this (seconds).
+PROGRESS_AFTER = 1.0
+
+
+@dataclass(frozen=True)
+class DocInfo:
+    """Where a document sits and what it is: one JUnit test case per document."""
+
+    file: str
+    line: int
+    column: int
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    index: int  # position in its file (0-based)
+
+    @classmethod
+    def of(cls, d: Document) -> "DocInfo":
+        return cls(d.file, d.line, d.column, d.api_version, d.kind, d.namespace, d.name, d.index)
+
+
+@dataclass
+class Run:
+    """Everything later stages need: the merged loader and validator results."""
+
+    validated: Validated
+    docs: list[DocInfo] = field(default_factory=list)   # every document read, in input order
+    usage_errors: list[str] = field(default_factory=list)
+    io_errors: int = 0
+    files: int = 0
+    documents_read: int = 0
+
+
+@dataclass
+class _ChunkResult:
+    findings: list[Finding]
+    documents: list[Document]        # validated documents (known kinds), input order
+    invalid: list[int]               # indexes into documents with errors
+    docs: list[DocInfo]
+    usage_errors: list[str]
+    io_errors: int
+    files: int
+    documents_read: int
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
+                   ignore: Iterable[str] = (), jobs: int | None = None,
+                   exclude: Callable[[str], bool] | None = None,
+                   extra_ignore: Callable[[str], frozenset] | None = None,
+                   explicit_excluded: bool = False, progress: bool = False,
+                   stdin: BinaryIO | None = None) -> Run:
+    """Load and validate `paths` (like load_paths + validate_documents, plus excludes).
+
+    exclude(name): skip a file found by walking a directory (and, with explicit_excluded, a file
+    named on the command line too). extra_ignore(name): codes dropped for that file only.
+    """
+    ignore = frozenset(ignore)
+    explicit = set(paths)
+    items: list[Source | LoadProblem] = []
+    for item in iter_sources(paths, limits, stdin):
+        if exclude is not None and not getattr(item, "usage", False) \
+                and (explicit_excluded or item.name not in explicit) and exclude(item.name):
+            continue
+        items.append(item)
+
+    def ignore_for(name: str) -> frozenset:
+        return ignore | extra_ignore(name) if extra_ignore is not None else ignore
+
+    n_files = sum(1 for i in items if isinstance(i, Source))
+    jobs = default_jobs() if not jobs or jobs < 1 else jobs
+    parallel = jobs > 1 and n_files >= PARALLEL_MIN_FILES
+    size = max(4, -(-len(items) // (jobs * 8))) if parallel else SERIAL_CHUNK
+    chunks = list(_chunks(items, size, ignore_for))
+    bar = _Progress(n_files, enabled=progress)
+    try:
+        if parallel:
+            results = _run_parallel(chunks, limits, gates, jobs, bar)
+        else:
+            results = []
+            for chunk_items, chunk_ignore in chunks:
+                results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore))
+                bar.advance(_count_files(chunk_items))
+    finally:
+        bar.stop()
+    return _merge(results, gates, ignore_for)
+
+
+def _chunks(items, size: int, ignore_for):
+    """Consecutive runs of at most `size` items that share one ignore set."""
+    current: list = []
+    current_ignore = None
+    for item in items:
+        item_ignore = ignore_for(item.name)
+        if current and (len(current) >= size or item_ignore != current_ignore):
+            yield current, current_ignore
+            current = []
+        current_ignore = item_ignore
+        current.append(item)
+    if current:
+        yield current, current_ignore
+
+
+def _count_files(items) -> int:
+    return sum(1 for i in items if isinstance(i, Source))
+
+
+def _load_items(items, limits: Limits) -> LoadResult:
+    # The body of dractl.load.loader.load_paths, over already-read sources.
+    result = LoadResult()
+    for item in items:
+        if isinstance(item, LoadProblem):
+            severity = WARNING if item.code == "DRA0013" and not item.usage else ERROR
+            if item.usage:
+                result.usage_errors.append(f"{item.name}: {item.message}")
+            elif item.code == "DRA0012":
+                result.io_errors += 1
+            result.findings.append(Finding(severity, item.code, item.message, file=item.name))
+            continue
+        result.files += 1
+        parsed = parse_source(item.name, item.data, limits)
+        result.documents.extend(parsed.documents)
+        result.findings.extend(parsed.findings)
+        result.documents_read += parsed.raw_documents
+    return result
+
+
+def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset) -> _ChunkResult:
+    load = _load_items(items, limits)
+    validated = validate_documents(load, gates, ignore=ignore, refs=False)
+    return _ChunkResult(
+        findings=validated.findings,
+        documents=validated.documents,
+        invalid=[i for i, d in enumerate(validated.documents) if id(d) in validated.invalid],
+        docs=[DocInfo.of(d) for d in load.documents],
+        usage_errors=load.usage_errors, io_errors=load.io_errors, files=load.files,
+        documents_read=load.documents_read)
+
+
+def _worker_init() -> None:
+    import signal
+
+    # Ctrl-C is handled once, by the parent; workers must not print tracebacks of their own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _check_chunk_in_worker(items, limits, gates, ignore) -> _ChunkResult:
+    result = _check_chunk(items, limits, gates, ignore)
+    # Positions composed for this chunk's findings are bulky to send back; the parent composes
+    # them again only for documents that reference checks flag.
+    for doc in result.documents:
+        positions = doc.positions
+        if positions is not None and getattr(positions, "_docs", None) is not None:
+            positions._docs = None
+    return result
+
+
+def _run_parallel(chunks, limits, gates, jobs: int, bar: "_Progress") -> list[_ChunkResult]:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_worker_init)
+    except (OSError, ImportError, NotImplementedError, ValueError):
+        pool = None  # no process support here (e.g. no /dev/shm): run in this process
+    results: list[_ChunkResult | None] = [None] * len(chunks)
+    if pool is not None:
+        try:
+            futures = {}
+            try:
+                for i, (items, chunk_ignore) in enumerate(chunks):
+                    futures[pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore)] = i
+            except (OSError, RuntimeError, BrokenProcessPool):
+                pass  # whatever was not submitted runs below, in this process
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                for future in done:
+                    i = futures[future]
+                    try:
+                        results[i] = future.result()
+                    except (BrokenProcessPool, OSError, EOFError, MemoryError):
+                        results[i] = None  # a worker died (e.g. killed for memory): redo here
+                    bar.advance(_count_files(chunks[i][0]))
+                bar.tick()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    for i, result in enumerate(results):
+        if result is None:
+            items, chunk_ignore = chunks[i]
+            results[i] = _check_chunk(items, limits, gates, chunk_ignore)
+    return results  # type: ignore[return-value]
+
+
+def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for) -> Run:
+    out = Validated()
+    run = Run(validated=out)
+    for r in results:
+        base = len(out.documents)
+        out.documents.extend(r.documents)
+        out.invalid.update(id(out.documents[base + i]) for i in r.invalid)
+        out.findings.extend(r.findings)
+        run.docs.extend(r.docs)
+        run.usage_errors.extend(r.usage_errors)
+        run.io_errors += r.io_errors
+        run.files += r.files
+        run.documents_read += r.documents_read
+    out.files, out.documents_read = run.files, run.documents_read
+    _check_references(out, gates, ignore_for)
+    out.findings.sort(key=Finding.sort_key)
+    return run
+
+
+def _check_references(out: Validated, gates: FeatureGates, ignore_for) -> None:
+    # The refs step of dractl.validate.pipeline.validate_documents, over the merged documents.
+    from dractl.validate.refs import check_references
+    from dractl.validate.rules import RuleContext
+
+    if not out.documents:
+        return
+    ctx = RuleContext(gates=gates, kube_version=gates.version)
+    try:
+        pairs = check_references([d.data for d in out.documents], ctx)
+    except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
+        pairs = [(0, Finding(ERROR, C_INTERNAL, "internal error in the references check: "
+                             f"{type(exc).__name__}: {exc}"))]
+    for index, f in pairs:
+        doc = out.documents[index]
+        if f.code in ignore_for(doc.file):
+            continue
+        line, column = doc.locate(f.path)
+        out.findings.append(f.located(file=doc.file, line=line, column=column,
+                                      api_version=doc.api_version, kind=doc.kind,
+                                      namespace=doc.namespace, name=doc.name))
+        if f.severity == ERROR:
+            out.invalid.add(id(doc))
+
+
+class _Progress:
+    """A transient rich progress bar on stderr, shown only once a run has taken a while."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total = total
+        self.enabled = enabled and total > 0 and _stderr_is_terminal()
+        self.start = time.monotonic()
+        self.done = 0
+        self._bar = None
+        self._task = None
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        self.tick()
+
+    def tick(self) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            if self.done >= self.total or time.monotonic() - self.start < PROGRESS_AFTER:
+                return
+            self._start()
+        self._bar.update(self._task, completed=self.done)
+
+    def _start(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+            TimeElapsedColumn
+
+        console = Console(file=sys.stderr, highlight=False, markup=False, emoji=False)
+        self._bar = Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(),
+                             TextColumn("files"), TimeElapsedColumn(), console=console,
+                             transient=True)
+        self._task = self._bar.add_task("validate", total=self.total, completed=self.done)
+        self._bar.start()
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def _stderr_is_terminal() -> bool:
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

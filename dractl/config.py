@@ -1,0 +1,319 @@
+"""`.dractl.yaml`: a project's defaults for every command. Command-line options win.
+
+The file is found by walking up from the working directory (the first `.dractl.yaml` or
+`.dractl.yml`), or named with `--config FILE`; `--no-config` ignores it. Paths and globs in it are
+relative to the directory that holds it, so the same file works from any sub-directory:
+
+    kubeVersion: "1.35"                # --kube-version
+    featureGates:                      # --feature-gates (the command line overrides per gate)
+      DRAPrioritizedList: true
+    inventory:                         # --inventory (allocate, env), when none is given
+      - builtin:example-gpu
+      - cluster/inventory.yaml
+    ignore: [DRA2003]                  # --ignore (the command line adds to these)
+    strict: false                      # --strict / --no-strict
+    exclude:                           # --exclude: files never read when walking directories
+      - vendor/
+      - "**/*.generated.yaml"
+    perPathIgnore:                     # codes ignored only under some paths
+      examples/**: [DRA1417]
+
+Only the file's content decides anything: it is data, never code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+CONFIG_NAMES = (".dractl.yaml", ".dractl.yml")
+_MAX_CONFIG_BYTES = 1024 * 1024
+_CODE = re.compile(r"^[A-Z]{2,5}[0-9]{3,5}$")
+
+KEYS = ("kubeVersion", "featureGates", "inventory", "ignore", "strict", "exclude", "perPathIgnore")
+
+
+class ConfigError(Exception):
+    """An unreadable or invalid config file (a usage error: exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str | None = None                   # the file read, None when there is none
+    root: str = "."                           # directory that relative paths and globs start from
+    kube_version: str | None = None
+    feature_gates: tuple[tuple[str, bool], ...] = ()
+    inventory: tuple[str, ...] = ()           # as written ("builtin:NAME" or a path under root)
+    ignore: tuple[str, ...] = ()
+    strict: bool | None = None
+    exclude: tuple[str, ...] = ()
+    per_path_ignore: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+
+    def feature_gates_text(self) -> str:
+        return ",".join(f"{name}={'true' if on else 'false'}" for name, on in self.feature_gates)
+
+    def inventory_args(self) -> list[str]:
+        """Inventory entries as command-line values: paths made relative to the working directory."""
+        out = []
+        for entry in self.inventory:
+            if entry.startswith("builtin:"):
+                out.append(entry)
+            else:
+                out.append(display_path(os.path.join(self.root, entry)))
+        return out
+
+
+def display_path(path: str) -> str:
+    """A path as a user would type it from the working directory (relative when possible)."""
+    absolute = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(absolute)
+    except ValueError:  # another drive (Windows)
+        return absolute
+    return absolute if rel.startswith(".." + os.sep + "..") else rel
+
+
+def find_config(start: str | None = None) -> str | None:
+    """The nearest config file in `start` (default: the working directory) or above it."""
+    try:
+        directory = os.path.abspath(start or os.getcwd())
+    except OSError:  # the working directory was removed
+        return None
+    while True:
+        for name in CONFIG_NAMES:
+            candidate = os.path.join(directory, name)
+            if os.path.isfile(candidate):
+                return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def discover(explicit: str | None = None, disabled: bool = False) -> Config:
+    if disabled:
+        return Config()
+    if explicit:
+        if not os.path.exists(explicit):
+            raise ConfigError(f"--config {explicit}: no such file")
+        return load_config(explicit)
+    found = find_config()
+    return load_config(found) if found else Config()
+
+
+def load_config(path: str) -> Config:
+    shown = display_path(path)
+    try:
+        if os.path.getsize(path) > _MAX_CONFIG_BYTES:
+            raise ConfigError(f"{shown}: config file is larger than 1 MiB")
+        with open(path, "rb") as fh:
+            raw = fh.read(_MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{shown}: {(exc.strerror or str(exc)).lower()}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+        data = yaml.safe_load(text)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{shown}: not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{shown}{where}: {problem}") from None
+    except RecursionError:
+        raise ConfigError(f"{shown}: nests too deeply") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{shown}: expected a mapping of settings, found {_type_name(data)}")
+    return _parse(data, path, shown)
+
+
+def _parse(data: dict, path: str, shown: str) -> Config:
+    def fail(key: str, message: str) -> ConfigError:
+        return ConfigError(f"{shown}: {key}: {message}")
+
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        key = str(unknown[0])
+        hint = _did_you_mean(key)
+        raise ConfigError(f"{shown}: unknown setting {key!r}" + (f" (did you mean {hint!r}?)" if hint
+                          else f" (settings: {', '.join(KEYS)})"))
+
+    kube_version = data.get("kubeVersion")
+    if kube_version is not None:
+        if isinstance(kube_version, float):  # `kubeVersion: 1.35` unquoted
+            kube_version = repr(kube_version)
+        if not isinstance(kube_version, str):
+            raise fail("kubeVersion", f"expected a string such as \"1.35\", found {_type_name(kube_version)}")
+        from dractl.api.versions import KUBE_VERSIONS
+
+        if kube_version not in KUBE_VERSIONS:
+            raise fail("kubeVersion", f"unsupported version {kube_version!r} (supported: "
+                       f"{', '.join(KUBE_VERSIONS)}; quote the value: \"1.30\" is not 1.3)")
+
+    gates: list[tuple[str, bool]] = []
+    raw_gates = data.get("featureGates")
+    if isinstance(raw_gates, dict):
+        for name, value in raw_gates.items():
+            if not isinstance(name, str) or not isinstance(value, bool):
+                raise fail("featureGates", f"expected Name: true|false, found {name!r}: {value!r}")
+            gates.append((name, value))
+    elif isinstance(raw_gates, str):
+        for part in (p.strip() for p in raw_gates.split(",")):
+            if not part:
+                continue
+            name, sep, value = part.partition("=")
+            if not sep or value.strip().lower() not in ("true", "false"):
+                raise fail("featureGates", f"invalid entry {part!r}: expected Name=true or Name=false")
+            gates.append((name.strip(), value.strip().lower() == "true"))
+    elif raw_gates is not None:
+        raise fail("featureGates", f"expected a mapping Name: true|false, found {_type_name(raw_gates)}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = data.get(key)
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise fail(key, "expected a list of non-empty strings")
+        return tuple(value)
+
+    inventory = strings("inventory")
+    ignore = strings("ignore")
+    for code in ignore:
+        if not _CODE.match(code):
+            raise fail("ignore", f"{code!r} is not a finding code (see `dractl codes`)")
+    exclude = strings("exclude")
+    for pattern in exclude:
+        _check_glob(pattern, lambda m: fail("exclude", m))
+
+    strict = data.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        raise fail("strict", f"expected true or false, found {_type_name(strict)}")
+
+    per_path: list[tuple[str, tuple[str, ...]]] = []
+    raw_per_path = data.get("perPathIgnore")
+    if raw_per_path is not None:
+        if not isinstance(raw_per_path, dict):
+            raise fail("perPathIgnore", "expected a mapping of glob: [codes]")
+        for pattern, codes in raw_per_path.items():
+            if not isinstance(pattern, str) or not pattern:
+                raise fail("perPathIgnore", f"{pattern!r} is not a glob")
+            _check_glob(pattern, lambda m: fail("perPathIgnore", m))
+            if isinstance(codes, str):
+                codes = [codes]
+            if not isinstance(codes, list) or not codes or not all(
+                    isinstance(c, str) and _CODE.match(c) for c in codes):
+                raise fail("perPathIgnore", f"{pattern}: expected a list of finding codes")
+            per_path.append((pattern, tuple(codes)))
+
+    return Config(path=path, root=os.path.dirname(os.path.abspath(path)), kube_version=kube_version,
+                  feature_gates=tuple(gates), inventory=inventory, ignore=ignore, strict=strict,
+                  exclude=exclude, per_path_ignore=tuple(per_path))
+
+
+def _check_glob(pattern: str, fail) -> None:
+    if "\x00" in pattern or len(pattern) > 1000:
+        raise fail(f"{pattern[:40]!r} is not a usable glob")
+
+
+def _did_you_mean(key: str) -> str | None:
+    import difflib
+
+    lowered = {k.lower(): k for k in KEYS}
+    if key.lower().replace("-", "").replace("_", "") in lowered:
+        return lowered[key.lower().replace("-", "").replace("_", "")]
+    close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _type_name(value: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "nothing"}.get(type(value), type(value).__name__)
+
+
+# -- globs ------------------------------------------------------------------------------------
+
+def glob_regex(pattern: str) -> re.Pattern:
+    """gitignore-like globs over `/`-separated paths relative to the config's directory.
+
+    `*` and `?` stay within one path segment, `**` spans segments, `[...]` is a character class.
+    A pattern without a `/` (other than a trailing one) matches at any depth (`*.gen.yaml`,
+    `vendor/`); a pattern matches a directory's whole subtree (`deploy/old` excludes every file
+    below it).
+    """
+    p = pattern.strip()
+    if p.startswith("./"):
+        p = p[2:]
+    p = p.rstrip("/")
+    anchored = "/" in p
+    p = p.lstrip("/")
+    out = []
+    i = 0
+    while i < len(p):
+        c = p[i]
+        if p.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif p.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = p.find("]", i + 2)
+            if end == -1:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = p[i + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    prefix = "" if anchored else "(?:[^/]+/)*"
+    try:
+        return re.compile(f"^{prefix}{''.join(out)}(?:/.*)?$", re.S)
+    except re.error:
+        return re.compile(f"^{prefix}{re.escape(p)}(?:/.*)?$", re.S)
+
+
+class PathMatcher:
+    """Matches file names (as the loader shows them) against globs relative to a root."""
+
+    def __init__(self, patterns: tuple[str, ...] | list[str], root: str):
+        self.patterns = tuple(patterns)
+        self._regexes = [glob_regex(p) for p in self.patterns]
+        self._root = os.path.abspath(root)
+
+    def __bool__(self) -> bool:
+        return bool(self._regexes)
+
+    def relative(self, name: str) -> str | None:
+        try:
+            rel = os.path.relpath(os.path.abspath(name), self._root)
+        except ValueError:
+            return None
+        if rel == ".." or rel.startswith(".." + os.sep):
+            return None
+        return rel.replace(os.sep, "/")
+
+    def matches(self, name: str) -> bool:
+        if not self._regexes or not name or name.startswith("<"):
+            return False
+        rel = self.relative(name)
+        if rel is None:
+            return False
+        return any(r.match(rel) for r in self._regexes)
