@@ -13,6 +13,7 @@ _CODE_MODULES = (
     "dractl.validate.schema",
     "dractl.validate.rules",
     "dractl.validate.refs",
+    "dractl.validate.envlints",
     "dractl.simulate.reasons",
     "dractl.downward",
 )

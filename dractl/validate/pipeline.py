@@ -85,6 +85,11 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             pairs = check_references([d.data for d in out.documents], ctx)
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
             pairs = [(0, _internal("references", exc))] if out.documents else []
+        from dractl.validate.envlints import check_env_refs
+        try:
+            pairs = list(pairs) + check_env_refs([d.data for d in out.documents])
+        except Exception as exc:  # noqa: BLE001
+            pairs = list(pairs) + ([(0, _internal("env lints", exc))] if out.documents else [])
         by_doc: dict[int, list[Finding]] = {}
         for index, finding in pairs:
             by_doc.setdefault(index, []).append(finding)
