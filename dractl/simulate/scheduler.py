@@ -1089,5 +1089,6 @@ def simulate(documents: Iterable[Document], gates: FeatureGates, options: Option
 
     sim = Simulation(documents, gates, options, invalid)
     plan = sim.run()
-    resolve_plan(plan, sim.allocator.inventory.slices, lenient=sim.options.lenient_env)
+    plan.slices = sim.allocator.inventory.slices
+    resolve_plan(plan, plan.slices, lenient=sim.options.lenient_env)
     return plan

@@ -125,6 +125,7 @@ class Plan:
     nodes: list[str] = field(default_factory=list)
     reasons: list[Reason] = field(default_factory=list)      # run-level notes (no nodes, ...)
     groups: list = field(default_factory=list)               # PodGroupInfo with members, input order
+    slices: tuple = ()                                       # ResourceSlice models (taint rules applied)
 
     def ok(self) -> bool:
         if any(p.status != SCHEDULED for p in self.pods):
