@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING, Callable
 
 import typer
 from rich.console import Console
 
 from dractl.api.versions import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, FeatureGates, GateError, \
     parse_feature_gates
+
+if TYPE_CHECKING:
+    from dractl.config import Config
+    from dractl.load.limits import Limits
 
 
 class KubeVersion(str, Enum):
@@ -24,17 +29,132 @@ class KubeVersion(str, Enum):
 assert tuple(v.value for v in KubeVersion) == KUBE_VERSIONS
 
 
+def _complete_codes(incomplete: str):
+    from dractl.cli.completion import complete_codes
+
+    return complete_codes(incomplete)
+
+
+def complete_inventory(incomplete: str):
+    from dractl.cli.completion import complete_inventory as complete
+
+    return complete(incomplete)
+
+
 class UsageError(Exception):
     """Bad options or unusable input paths: exit status 2."""
 
 
-def make_gates(kube_version: str | KubeVersion | None, feature_gates: str | None) -> FeatureGates:
-    version = kube_version.value if isinstance(kube_version, KubeVersion) else (
-        kube_version or DEFAULT_KUBE_VERSION)
+def make_gates(kube_version: str | KubeVersion | None, feature_gates: str | None,
+               config: "Config | None" = None) -> FeatureGates:
+    """Gates of the chosen version: config file gates, then --feature-gates (per gate, the
+    command line wins)."""
+    version = kube_version.value if isinstance(kube_version, KubeVersion) else kube_version
+    config_gates = ""
+    if config is not None:
+        version = version or config.kube_version
+        config_gates = config.feature_gates_text()
+    version = version or DEFAULT_KUBE_VERSION
+    if config_gates:
+        try:
+            parse_feature_gates(config_gates, version)
+        except GateError as exc:
+            raise UsageError(f"{_config_name(config)}: featureGates: {exc}") from None
     try:
-        return parse_feature_gates(feature_gates or "", version)
+        parse_feature_gates(feature_gates or "", version)
     except GateError as exc:
         raise UsageError(f"--feature-gates: {exc}") from None
+    return parse_feature_gates(",".join(t for t in (config_gates, feature_gates or "") if t), version)
+
+
+def _config_name(config) -> str:
+    from dractl.config import display_path
+
+    return display_path(config.path) if config is not None and config.path else "config"
+
+
+@dataclass
+class Settings:
+    """The effective options of one run: defaults < config file < command line."""
+
+    config: "Config"
+    gates: FeatureGates
+    ignore: frozenset
+    strict: bool
+    inventory: list[str]
+    limits: "Limits"
+    jobs: int | None
+    exclude: Callable[[str], bool] | None
+    force_exclude: bool
+    extra_ignore: Callable[[str], frozenset] | None = None
+    sources: dict = field(default_factory=dict)
+
+
+def load_config(config_path: str | None, no_config: bool) -> "Config":
+    from dractl.config import ConfigError, discover
+
+    if config_path and no_config:
+        raise UsageError("--config and --no-config exclude each other")
+    try:
+        return discover(config_path, no_config)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def settings(*, config_path: str | None = None, no_config: bool = False,
+             kube_version: KubeVersion | None = None, feature_gates: str | None = None,
+             ignore: list[str] | None = None, strict: bool | None = None,
+             inventory: list[str] | None = None, exclude: list[str] | None = None,
+             force_exclude: bool = False, max_file_size: str = "64Mi",
+             jobs: int | None = None) -> Settings:
+    from dractl.config import PathMatcher
+    from dractl.load.limits import Limits
+
+    config = load_config(config_path, no_config)
+    gates = make_gates(kube_version, feature_gates, config)
+    if jobs is not None and jobs < 0:
+        raise UsageError("--jobs must be 0 (one per CPU) or more")
+    matchers = []
+    if config.exclude:
+        matchers.append(PathMatcher(config.exclude, config.root))
+    if exclude:
+        matchers.append(PathMatcher(exclude, os.getcwd()))
+    per_path = [(PathMatcher([pattern], config.root), frozenset(codes))
+                for pattern, codes in config.per_path_ignore]
+    cache: dict[str, frozenset] = {}
+
+    def extra_ignore(name: str) -> frozenset:
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = frozenset().union(*(codes for m, codes in per_path if m.matches(name)))
+        return found
+
+    return Settings(
+        config=config, gates=gates,
+        ignore=frozenset(config.ignore) | frozenset(ignore or ()),
+        strict=strict if strict is not None else bool(config.strict),
+        inventory=list(inventory) if inventory else config.inventory_args(),
+        limits=Limits(max_file_bytes=parse_size(max_file_size)),
+        jobs=jobs, exclude=(lambda name: any(m.matches(name) for m in matchers)) if matchers else None,
+        force_exclude=force_exclude, extra_ignore=extra_ignore if per_path else None)
+
+
+def all_codes():
+    """The finding-code table, scheduler and env codes included."""
+    import importlib
+
+    for name in ("dractl.simulate.reasons", "dractl.downward"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    from dractl.report.codes import load_all_codes
+
+    return load_all_codes()
+
+
+def is_terminal(stream) -> bool:
+    return _is_terminal(stream)
 
 
 def make_console(no_color: bool, stderr: bool = False) -> Console:
@@ -68,14 +188,33 @@ def parse_size(text: str) -> int:
 
 OUTPUT_HELP = "Output format."
 KUBE_VERSION_OPTION = typer.Option(None, "--kube-version", help="Kubernetes version whose schemas, "
-                                   f"rules and default feature gates apply (default {DEFAULT_KUBE_VERSION}).")
+                                   f"rules and default feature gates apply (default {DEFAULT_KUBE_VERSION}, "
+                                   "or kubeVersion in .dractl.yaml).")
 FEATURE_GATES_OPTION = typer.Option(None, "--feature-gates", metavar="Name=true,Other=false",
                                     help="Override feature gates like a Kubernetes component.")
 NO_COLOR_OPTION = typer.Option(False, "--no-color", help="Never colour the output.")
 QUIET_OPTION = typer.Option(False, "--quiet", "-q", help="Print only errors and the result.")
-IGNORE_OPTION = typer.Option(None, "--ignore", metavar="CODE",
-                             help="Drop findings with this code (repeatable).")
+IGNORE_OPTION = typer.Option(None, "--ignore", metavar="CODE", autocompletion=_complete_codes,
+                             help="Drop findings with this code (repeatable; adds to the config "
+                                  "file's ignore list).")
 MAX_FILE_SIZE_OPTION = typer.Option("64Mi", "--max-file-size",
                                     help="Skip (with an error) files larger than this.")
 DEBUG_OPTION = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.",
                             hidden=True)
+JOBS_OPTION = typer.Option(None, "--jobs", "-j", min=0, metavar="N",
+                           help="Check files in N processes (default: one per CPU; only for 200 "
+                                "files or more; the output is the same for every N).")
+CONFIG_OPTION = typer.Option(None, "--config", metavar="FILE",
+                             help="Settings file to use instead of the nearest .dractl.yaml in the "
+                                  "working directory or above.")
+NO_CONFIG_OPTION = typer.Option(False, "--no-config", help="Ignore .dractl.yaml files.")
+EXCLUDE_OPTION = typer.Option(None, "--exclude", metavar="GLOB",
+                              help="Skip files matching GLOB when walking directories (repeatable; "
+                                   "adds to exclude in .dractl.yaml).")
+FORCE_EXCLUDE_OPTION = typer.Option(False, "--force-exclude",
+                                    help="Apply excludes to files named on the command line too "
+                                         "(for pre-commit, which passes file names).")
+GOLDEN_OPTION = typer.Option(None, "--golden", metavar="FILE",
+                             help="Compare the output with FILE: print a unified diff and exit 1 "
+                                  "when they differ, 0 when they match.")
+UPDATE_OPTION = typer.Option(False, "--update", help="With --golden: write FILE instead.")

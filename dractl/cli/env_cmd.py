@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 from rich.text import Text
 
-from dractl.cli import common
+from dractl.cli import common, outputs
 from dractl.cli.allocate_cmd import NodeOrder, run_dry_run
 from dractl.downward import env_refs
 from dractl.report import findings_json
@@ -26,6 +26,7 @@ def env(
     paths: List[str] = typer.Argument(None, metavar="PATH...",
                                       help="Manifests: files, directories (recursive) or - for stdin."),
     inventory: Optional[List[str]] = typer.Option(None, "--inventory", "-i", metavar="PATH|builtin:NAME",
+                                                  autocompletion=common.complete_inventory,
                                                   help="Cluster state (repeatable)."),
     output: EnvFormat = typer.Option(EnvFormat.text, "--output", "-o", help=common.OUTPUT_HELP),
     lenient: bool = typer.Option(False, "--lenient",
@@ -36,6 +37,10 @@ def env(
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
+    exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
+    jobs: Optional[int] = common.JOBS_OPTION,
+    config: Optional[str] = common.CONFIG_OPTION,
+    no_config: bool = common.NO_CONFIG_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
     debug: bool = common.DEBUG_OPTION,
@@ -46,10 +51,12 @@ def env(
     Exit status: 0 every reference resolved, 1 a reference fails (the container would not
     start) or a pod with references is not scheduled, 2 usage error.
     """
-    if not paths and not inventory:
+    s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
+                        feature_gates=feature_gates, ignore=ignore, inventory=inventory,
+                        exclude=exclude, max_file_size=max_file_size, jobs=jobs)
+    if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
-    loaded, validated, plan = run_dry_run(paths or [], inventory, kube_version, feature_gates, ignore,
-                                          max_file_size, node, NodeOrder.first, 10.0, True, lenient)
+    loaded, validated, plan = run_dry_run(paths or [], s, node, NodeOrder.first, 10.0, True, lenient)
     pods = []
     failed = False
     for p in plan.pods:
@@ -72,25 +79,31 @@ def env(
         sys.stdout.write(findings_json.dumps({"pods": pods,
                                               "findings": [f.to_json() for f in validated.findings]}))
     else:
-        console = common.make_console(no_color)
-        if validated.findings:
-            print_findings(console, validated.findings)
-            console.print()
-        if not pods:
-            console.print("no env var uses resourceSliceAttributeRef")
-        for pod in pods:
-            head = Text(safe_line(f"pod {pod['namespace']}/{pod['name']}"), style="bold")
-            head.append(safe_line(f"  {pod['status']}" + (f" on {pod['node']}" if pod["node"] else "")))
-            console.print(head)
-            for c in pod["containers"]:
-                for key, value in c["env"].items():
-                    line = Text(safe_line(f"  {c['name']}: {key}={value}"), style="cyan")
-                    line.append(safe_line(f"   from {', '.join(c['sources'].get(key, []))}"), style="dim")
-                    console.print(line)
-                for e in c["errors"]:
-                    console.print(Text(safe_line(f"  {c['name']}: {e['code']} {e['message']}"), style="red"))
+        if common.is_terminal(sys.stdout):
+            _print_text(common.make_console(no_color), validated, pods)
+        else:
+            sys.stdout.write(outputs.stable_text(lambda console: _print_text(console, validated, pods)))
     for message in loaded.usage_errors:
         typer.echo(f"dractl: {message}", err=True)
     if loaded.usage_errors or loaded.io_errors:
         raise typer.Exit(2)
     raise typer.Exit(1 if failed else 0)
+
+
+def _print_text(console, validated, pods) -> None:
+    if validated.findings:
+        print_findings(console, validated.findings)
+        console.print()
+    if not pods:
+        console.print("no env var uses resourceSliceAttributeRef")
+    for pod in pods:
+        head = Text(safe_line(f"pod {pod['namespace']}/{pod['name']}"), style="bold")
+        head.append(safe_line(f"  {pod['status']}" + (f" on {pod['node']}" if pod["node"] else "")))
+        console.print(head)
+        for c in pod["containers"]:
+            for key, value in c["env"].items():
+                line = Text(safe_line(f"  {c['name']}: {key}={value}"), style="cyan")
+                line.append(safe_line(f"   from {', '.join(c['sources'].get(key, []))}"), style="dim")
+                console.print(line)
+            for e in c["errors"]:
+                console.print(Text(safe_line(f"  {c['name']}: {e['code']} {e['message']}"), style="red"))

@@ -47,6 +47,9 @@ def pod_objects(plan: Plan) -> list[dict]:
     out = []
     for p in plan.pods:
         obj = copy.deepcopy(p.pod.manifest)
+        meta = obj.setdefault("metadata", {})
+        meta.setdefault("namespace", p.pod.namespace)
+        meta["uid"] = p.pod.uid
         spec = obj.setdefault("spec", {})
         if p.status == SCHEDULED and p.node:
             spec["nodeName"] = p.node

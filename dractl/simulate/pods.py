@@ -6,7 +6,6 @@ Job/ReplicaSet/DaemonSet `<name>-<5>`), with deterministic hashes instead of ran
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -53,7 +52,8 @@ def _pod_from_template(doc: Document, template: Any, template_path: tuple, name:
         return None
     namespace = doc.namespace or "default"
     meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
-    spec = copy.deepcopy(template["spec"])
+    # Pod specs are read-only from here on: replicas share the template's nested objects.
+    spec = dict(template["spec"])
     if extra_spec:
         spec.update(extra_spec)
     labels = dict(meta.get("labels") or {}) if isinstance(meta.get("labels"), dict) else {}
@@ -86,14 +86,12 @@ def pod_from_document(doc: Document) -> PodInput:
     meta = doc.metadata
     uid = meta.get("uid") if isinstance(meta.get("uid"), str) else uid_for("Pod", namespace, doc.name)
     spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
-    status = data.get("status") if isinstance(data.get("status"), dict) else {}
+    status = dict(data.get("status")) if isinstance(data.get("status"), dict) else {}
+    if isinstance(status.get("resourceClaimStatuses"), list):
+        status["resourceClaimStatuses"] = list(status["resourceClaimStatuses"])  # the run appends
     labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
-    manifest = copy.deepcopy(data)
-    manifest.setdefault("metadata", {})
-    manifest["metadata"].setdefault("namespace", namespace)
-    manifest["metadata"]["uid"] = uid
-    return PodInput(namespace, doc.name, uid, copy.deepcopy(spec), copy.deepcopy(status),
-                    dict(labels), doc, ("spec",), "", manifest)
+    # The input document itself; reports copy it before filling in nodeName, namespace and uid.
+    return PodInput(namespace, doc.name, uid, spec, status, dict(labels), doc, ("spec",), "", data)
 
 
 def expand_controller(doc: Document, node_names: Iterable[str] = ()) -> list[PodInput]:

@@ -10,6 +10,7 @@ devices as in use (the scheduler's assume cache). docs/api-and-scheduling.md, se
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import time
 import uuid
@@ -203,6 +204,10 @@ class Simulation:
                 self._count_devices(claim.allocation, +1)
         self.node_version: Counter = Counter()
         self.shared_version = 0
+        self.node_index = {n.name: i for i, n in enumerate(self.nodes)}
+        # First-fit frontier per pod signature: every node before it is known (cached) to fail.
+        self._frontier: dict[tuple, int] = {}
+        self._spec_json: dict[int, str] = {}
         self._fail_cache: dict[tuple, tuple] = {}
         self._devices = None
         self._tx: list | None = None      # undo log while a gang is being placed
@@ -349,7 +354,7 @@ class Simulation:
             return
         for undo in reversed(tx):
             undo()
-        self.shared_version += 1  # failures cached during the attempt saw the tentative state
+        self._bump_shared()  # failures cached during the attempt saw the tentative state
         why = ""
         if first_failure is not None:
             first_reason = next((r for r in first_failure.reasons if r.severity == "error"), None)
@@ -428,7 +433,11 @@ class Simulation:
         wants_score = any(req.first_available for c in pending for req in c.model.requests)
         exhaustive = wants_score or self.options.node_order != "first"
         feasible: list[tuple[SimNode, Any]] = []
-        for node in candidates:
+        use_frontier = not exhaustive and candidates is self.nodes
+        start = self._frontier.get(signature, 0) if use_frontier else 0
+        frontier = start
+        for index in range(start, len(candidates)):
+            node = candidates[index]
             reason = self._cached_failure(node, signature)
             if reason is None:
                 reason, outcome = self._filter(pod, node, pending_models, allocated, result, demand, ext)
@@ -440,12 +449,20 @@ class Simulation:
                     self._remember_failure(node, signature, reason)
             if reason is not None:
                 result.node_failures[node.name] = reason
+                if frontier == index:
+                    frontier = index + 1
                 continue
             feasible.append((node, outcome))
             if not exhaustive:
                 break
+        if use_frontier:
+            self._frontier[signature] = frontier
 
         if not feasible:
+            for node in candidates[:start]:  # skipped: their failures are cached
+                result.node_failures[node.name] = self._fail_cache[(node.name, signature)][2]
+            result.node_failures = {n.name: result.node_failures[n.name] for n in candidates
+                                    if n.name in result.node_failures}
             result.status = UNSCHEDULABLE
             result.reasons.append(self._no_fit_reason(result, pending_models, len(candidates)))
             return
@@ -456,9 +473,29 @@ class Simulation:
         spec = pod.spec
         placement = json.dumps([spec.get("nodeName"), spec.get("nodeSelector"), spec.get("affinity"),
                                 spec.get("tolerations")], sort_keys=True, default=str)
-        claims = json.dumps([c.manifest.get("spec") for c in pending], sort_keys=True, default=str)
+        claims = "|".join(self._spec_signature(c.manifest.get("spec")) for c in pending)
         selectors = tuple(id(c.allocation) for c in allocated)
         return (placement, claims, selectors)
+
+    def _spec_signature(self, spec) -> str:
+        key = id(spec)  # specs live as long as the run; generated claims share the template's
+        text = self._spec_json.get(key)
+        if text is None:
+            text = self._spec_json[key] = json.dumps(spec, sort_keys=True, default=str)
+        return text
+
+    def _bump(self, node_name: str) -> None:
+        """The node's state changed: its cached failures are stale."""
+        self.node_version[node_name] += 1
+        index = self.node_index.get(node_name)
+        if index is not None and self._frontier:
+            for sig, start in self._frontier.items():
+                if start > index:
+                    self._frontier[sig] = index
+
+    def _bump_shared(self) -> None:
+        self.shared_version += 1
+        self._frontier.clear()
 
     def _cached_failure(self, node: SimNode, signature: tuple) -> str | None:
         hit = self._fail_cache.get((node.name, signature))
@@ -663,12 +700,12 @@ class Simulation:
         used = self.node_requested[node_name]
         for k, v in charge.items():
             used[k] = used.get(k, 0) + v
-        self.node_version[node_name] += 1
+        self._bump(node_name)
 
         def undo():
             for k, v in charge.items():
                 used[k] -= v
-            self.node_version[node_name] += 1
+            self._bump(node_name)
         self._log(undo)
 
     def _create_extended_claim(self, result: PodResult, attempt, allocation: AllocationResult,
@@ -722,13 +759,13 @@ class Simulation:
         self._log(undo)
 
     def _invalidate(self, allocation: AllocationResult, node_name: str) -> None:
-        self.node_version[node_name] += 1
+        self._bump(node_name)
         for r in allocation.devices:
             owner = self.pool_node.get((r.driver, r.pool))
             if owner is None:
-                self.shared_version += 1  # a pool several nodes can see
+                self._bump_shared()  # a pool several nodes can see
             elif owner != node_name:
-                self.node_version[owner] += 1
+                self._bump(owner)
 
     def _warn_after_placement(self, result: PodResult, node: SimNode) -> None:
         for ref in result.claims:
@@ -898,13 +935,17 @@ class Simulation:
         meta["annotations"] = {**copy.deepcopy(tmeta.get("annotations") or {}),
                                "resource.kubernetes.io/pod-claim-name": pod_claim}
         meta["ownerReferences"] = [owner_ref]
+        # The spec is shared with the template (read-only; reports copy before printing).
         manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
-                    "spec": copy.deepcopy(spec.get("spec") or {})}
-        try:
-            model = ResourceClaim.from_dict(manifest)
-        except (ModelError, ValueError, TypeError) as exc:
-            raise _Failure(Reason(R.MODEL, f"claim from template {namespace}/"
-                                  f"{data.get('metadata', {}).get('name')}: {exc}")) from None
+                    "spec": spec.get("spec") or {}}
+        model = template.get("model")
+        if model is None:  # parse the template's claim spec once, then only rename
+            try:
+                model = template["model"] = ResourceClaim.from_dict(manifest)
+            except (ModelError, ValueError, TypeError) as exc:
+                raise _Failure(Reason(R.MODEL, f"claim from template {namespace}/"
+                                      f"{data.get('metadata', {}).get('name')}: {exc}")) from None
+        model = dataclasses.replace(model, name=claim_name, namespace=namespace, uid=meta["uid"])
         state = ClaimState(namespace, claim_name, meta["uid"], manifest, model, template["doc"],
                            generated=True, touched=True)
         self._add_generated(state)

@@ -1,0 +1,369 @@
+"""Run the scenarios through the installed `dractl`, several times, and print a table.
+
+For every scenario:
+* end to end: `dractl allocate DIR -o json` (or `dractl validate DIR -o json`) as a subprocess,
+  `runs` times; wall time, CPU time and peak RSS per run (os.wait4's rusage of that child);
+  the median is reported. The first run's JSON output is checked (pods scheduled, claims
+  allocated) so a benchmark that silently stopped scheduling cannot look fast.
+* stage split: `python -m benchmarks.stages` in a fresh interpreter (cold caches like the CLI),
+  timing load / validate / simulate / report through dractl's Python API.
+* baselines measured or stated in the same run: kubernetes-validate (PyPI) on the validation
+  corpus (a deterministic sample of its files by default: it re-reads its 1.7 MB definitions file
+  for every document, so its cost per document is flat); for scheduling the ~50 pods/s that
+  scheduler_perf's SchedulingWithResourceClaimTemplate/5000pods_500nodes reaches in a real
+  control plane (a reference figure, not measured here).
+Timings are never asserted; the targets of issue #9 are printed as met / not met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks import scenarios as S
+from benchmarks.corpus import validation_corpus
+
+ROOT = Path(__file__).resolve().parent
+DEFAULT_OUT = ROOT / "out"
+HEADLINE = ("claim_template_5000pods_500nodes", "steady_state_full_500nodes", "validation_10000docs")
+KUBE_VERSION = "1.37"
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    rss_mb: float
+    rc: int
+
+
+@dataclass
+class Result:
+    scenario: S.Scenario
+    runs: list[Run] = field(default_factory=list)
+    stages: dict[str, float] = field(default_factory=dict)
+    import_s: float = 0.0
+    scheduled: int | None = None
+    pods_seen: int | None = None
+    claims_allocated: int | None = None
+    findings: int | None = None
+    problems: list[str] = field(default_factory=list)
+    baseline: dict = field(default_factory=dict)
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(r.wall for r in self.runs) if self.runs else float("nan")
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(r.cpu for r in self.runs) if self.runs else float("nan")
+
+    @property
+    def rss(self) -> float:
+        return max(r.rss_mb for r in self.runs) if self.runs else float("nan")
+
+    def to_json(self) -> dict:
+        return {"name": self.scenario.name, "kind": self.scenario.kind, "pods": self.scenario.pods,
+                "documents": self.scenario.documents, "nodes": self.scenario.nodes,
+                "runs": [r.__dict__ for r in self.runs], "wall_median": self.wall,
+                "cpu_median": self.cpu, "peak_rss_mb": self.rss, "stages": self.stages,
+                "import": self.import_s, "scheduled": self.scheduled,
+                "claims_allocated": self.claims_allocated, "findings": self.findings,
+                "problems": self.problems, "baseline": self.baseline}
+
+
+# ---------------------------------------------------------------------- processes ---------------
+def measure(cmd: list[str], stdout_path: Path, env: dict | None = None) -> Run:
+    """Run cmd to completion; wall time, CPU time and peak RSS of exactly this child."""
+    with open(stdout_path, "wb") as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        if hasattr(os, "wait4"):
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - start
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            cpu, rss = usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+        else:  # pragma: no cover - non-POSIX: peak RSS over all children so far
+            import resource
+            proc.wait()
+            wall = time.perf_counter() - start
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu, rss = float("nan"), usage.ru_maxrss
+        if proc.returncode not in (0, 1):
+            err.seek(0)
+            tail = err.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+            raise RuntimeError(f"{' '.join(cmd[:3])} ... exited {proc.returncode}: {' | '.join(tail)}")
+    # ru_maxrss is KiB on Linux, bytes on macOS.
+    rss_mb = rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
+    return Run(wall, cpu, rss_mb, proc.returncode)
+
+
+def dractl_command() -> tuple[list[str], str]:
+    exe = shutil.which("dractl")
+    if exe:
+        return [exe], exe
+    return [sys.executable, "-m", "dractl"], f"{sys.executable} -m dractl (no dractl on PATH)"
+
+
+def run_stages(s: S.Scenario, profile: Path | None = None) -> dict:
+    cmd = [sys.executable, "-m", "benchmarks.stages", "validate" if s.kind == "validate" else "allocate",
+           s.directory]
+    if profile:
+        cmd += ["--profile", str(profile)]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT.parent)
+    if out.returncode != 0:
+        raise RuntimeError(f"stage timing failed for {s.name}: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout)
+
+
+def kubernetes_validate_baseline(s: S.Scenario, out: Path, sample_docs: int) -> dict:
+    exe = shutil.which("kubernetes-validate")
+    if not exe:
+        return {"skipped": "kubernetes-validate is not installed (pip install kubernetes-validate); "
+                           "baseline column skipped"}
+    files = sorted(Path(s.directory).glob("*.yaml"))
+    per_file = max(1, s.documents // max(1, len(files)))
+    if sample_docs and sample_docs < s.documents:
+        step = max(1, len(files) * per_file // sample_docs)
+        files = files[::step]
+    docs = len(files) * per_file
+    run = measure([exe, "--quiet", "-k", KUBE_VERSION, *map(str, files)], out / "kubernetes-validate.out")
+    return {"tool": "kubernetes-validate", "documents": docs, "files": len(files), "wall": run.wall,
+            "docs_per_s": docs / run.wall, "sampled": docs < s.documents, "rss_mb": run.rss_mb}
+
+
+# ---------------------------------------------------------------------- one scenario ------------
+def run_scenario(s: S.Scenario, runs: int, dractl: list[str], out: Path, stages: bool,
+                 baseline_docs: int, log) -> Result:
+    res = Result(s)
+    command = "validate" if s.kind == "validate" else "allocate"
+    output = out / f"{s.name}.output.json"
+    for i in range(runs):
+        res.runs.append(measure(dractl + [command, s.directory, "-o", "json", *s.args], output))
+        if i == 0:
+            _check_output(res, output)
+        log(".")
+    if stages:
+        data = run_stages(s)
+        res.stages, res.import_s = data["stages"], data["import"]
+        log("s")
+    if s.kind == "validate" and baseline_docs >= 0:
+        res.baseline = kubernetes_validate_baseline(s, out, baseline_docs)
+        log("b")
+    return res
+
+
+def _check_output(res: Result, path: Path) -> None:
+    s = res.scenario
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if s.kind == "validate":
+        res.findings = len(data.get("findings", []))
+        seen = data.get("summary", {}).get("documents")
+        if seen != s.documents:
+            res.problems.append(f"dractl read {seen} documents, expected {s.documents}")
+        return
+    summary = data.get("summary", {})
+    res.scheduled = summary.get("scheduled")
+    res.pods_seen = summary.get("pods")
+    res.claims_allocated = summary.get("allocated")
+    if res.pods_seen != s.pods:
+        res.problems.append(f"{res.pods_seen} pods in the plan, expected {s.pods}")
+    if s.expect_all_scheduled and res.scheduled != s.pods:
+        reasons = {r.get("message", "")[:160] for p in data.get("pods", []) if p.get("status") != "Scheduled"
+                   for r in p.get("reasons", [])}
+        res.problems.append(f"only {res.scheduled}/{s.pods} pods scheduled: {'; '.join(sorted(reasons)[:3])}")
+    if summary.get("errors"):
+        res.problems.append(f"{summary['errors']} validation error(s) in generated manifests")
+
+
+# ---------------------------------------------------------------------- the table ---------------
+def _f(value, fmt="{:.2f}") -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "-"
+    return fmt.format(value)
+
+
+def _ratio(x: float) -> str:
+    return f"{x:.1f}" if x >= 1 else f"{x:.2f}"
+
+
+def table(results: list[Result]) -> str:
+    head = ("scenario", "pods", "sched", "claims", "n", "wall s", "cpu s", "pods/s", "peak MB",
+            "load", "valid", "sim", "report", "sim pods/s", "vs baseline")
+    rows = []
+    for r in results:
+        s, st = r.scenario, r.stages
+        if s.kind == "validate":
+            rate = s.documents / r.wall
+            b = r.baseline
+            if "docs_per_s" in b:
+                vs = f"x{_ratio(rate / b['docs_per_s'])} vs kubernetes-validate"
+            else:
+                vs = "(no kubernetes-validate)" if b.get("skipped") else "-"
+            rows.append((s.name, f"{s.documents}d", "-", f"{r.findings}f", str(len(r.runs)),
+                         _f(r.wall), _f(r.cpu), _f(rate, "{:.0f}") + "d", _f(r.rss, "{:.0f}"),
+                         _f(st.get("load")), _f(st.get("validate")), "-", _f(st.get("report")), "-", vs))
+            continue
+        pods_s = s.pods / r.wall if r.wall else float("nan")
+        sim = st.get("simulate")
+        rows.append((s.name + (" !" if r.problems else ""), str(s.pods), _f(r.scheduled, "{}"),
+                     _f(r.claims_allocated, "{}"), str(len(r.runs)), _f(r.wall), _f(r.cpu),
+                     _f(pods_s, "{:.0f}"), _f(r.rss, "{:.0f}"), _f(st.get("load")),
+                     _f(st.get("validate")), _f(sim), _f(st.get("report")),
+                     _f(s.pods / sim if sim else None, "{:.0f}"),
+                     f"x{_ratio(pods_s / S.IN_CLUSTER_PODS_PER_SECOND)} vs 50 pods/s"))
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) if i == 0 or i == len(cells) - 1 else str(c).rjust(w)
+                                   for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def targets(results: list[Result]) -> list[str]:
+    by = {r.scenario.name: r for r in results}
+    out = []
+
+    def verdict(ok: bool) -> str:
+        return "MET" if ok else "NOT MET"
+
+    r = by.get("claim_template_5000pods_500nodes")
+    if r:
+        out.append(f"  5000pods_500nodes end to end < 5 s: {r.wall:.2f} s (median of {len(r.runs)}) "
+                   f"-> {verdict(r.wall < 5)}")
+        sim = r.stages.get("simulate")
+        if sim:
+            out.append(f"  5000pods_500nodes simulate stage > 5,000 pods/s: {5000 / sim:,.0f} pods/s "
+                       f"({sim:.2f} s) -> {verdict(5000 / sim > 5000)}")
+    r = by.get("steady_state_full_500nodes")
+    if r:
+        out.append(f"  full_500nodes end to end < 2 s: {r.wall:.2f} s (median of {len(r.runs)}) "
+                   f"-> {verdict(r.wall < 2)}")
+    r = next((x for x in results if x.scenario.kind == "validate"), None)
+    if r and "docs_per_s" in r.baseline:
+        ratio = (r.scenario.documents / r.wall) / r.baseline["docs_per_s"]
+        out.append(f"  validation of {r.scenario.documents} documents several (>=3) times faster than "
+                   f"kubernetes-validate: x{ratio:.1f} -> {verdict(ratio >= 3)}")
+    return out
+
+
+# ---------------------------------------------------------------------- main --------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="~30 s smoke: 2 small scenarios, 1,000-document "
+                   "corpus, one run each")
+    p.add_argument("--large", action="store_true", help="add claim_template_20000pods_2000nodes")
+    p.add_argument("--runs", type=int, default=None, help="end-to-end runs per scenario (default: 3 for "
+                   f"{', '.join(HEADLINE)}; 1 for the others; 1 with --quick)")
+    p.add_argument("--only", action="append", default=[], metavar="TEXT",
+                   help="only scenarios whose name contains TEXT (repeatable)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where scenarios and outputs go "
+                   "(default benchmarks/out/, which is not meant to be committed)")
+    p.add_argument("--no-stages", action="store_true", help="skip the in-process stage split")
+    p.add_argument("--baseline-docs", type=int, default=None, metavar="N",
+                   help="documents of the corpus given to kubernetes-validate (0 = all 10,000, ~3 min; "
+                        "-1 = skip; default 500, 100 with --quick)")
+    p.add_argument("--corpus-docs", type=int, default=None, metavar="N",
+                   help="size of the validation corpus (default 10,000; 1,000 with --quick)")
+    p.add_argument("--profile", metavar="SCENARIO", help="also run SCENARIO's stages under cProfile "
+                   "and print the top functions")
+    p.add_argument("--json", type=Path, metavar="FILE", help="write all measurements as JSON "
+                   "(default OUT/results.json)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    started = time.perf_counter()
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    corpus_docs = args.corpus_docs or (1000 if args.quick else 10_000)
+    baseline_docs = args.baseline_docs if args.baseline_docs is not None else (100 if args.quick else 500)
+
+    suite = S.scheduling_suite(quick=args.quick, large=args.large)
+    suite.append((f"validation_{corpus_docs}docs", lambda o: validation_corpus(o, corpus_docs)))
+    if args.only:
+        suite = [(n, b) for n, b in suite if any(t in n for t in args.only)]
+    dractl, dractl_desc = dractl_command()
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
+    print(f"dractl benchmarks: {dractl_desc}; Python {platform.python_version()}; {os.cpu_count()} CPUs; "
+          f"load average {load[0]:.2f} at start", flush=True)
+
+    print(f"generating {len(suite)} scenarios into {out} ...", end="", flush=True)
+    t = time.perf_counter()
+    scenarios = [build(out) for _, build in suite]
+    print(f" {time.perf_counter() - t:.1f} s", flush=True)
+
+    results: list[Result] = []
+    for s in scenarios:
+        runs = args.runs or (1 if args.quick or s.name not in HEADLINE else 3)
+        print(f"  {s.name} ", end="", flush=True)
+        t = time.perf_counter()
+        res = run_scenario(s, runs, dractl, out, not args.no_stages, baseline_docs,
+                           lambda c: print(c, end="", flush=True))
+        results.append(res)
+        print(f" {time.perf_counter() - t:.1f} s", flush=True)
+
+    print()
+    print(table(results))
+    print()
+    print("columns: wall/cpu s = median end-to-end `dractl allocate|validate DIR -o json` (startup, load, "
+          "validate, simulate, JSON output); pods/s = pods / wall (d = documents/s); peak MB = max RSS; "
+          "load..report = seconds per stage from one in-process run (python -m benchmarks.stages); "
+          "sim pods/s = pods / simulate stage; vs 50 pods/s = e2e pods/s over the in-cluster "
+          "scheduler_perf figure (reference, not measured here); n = runs.")
+    for r in results:
+        b = r.baseline
+        if b.get("skipped"):
+            print(f"note: {b['skipped']}")
+        elif b:
+            print(f"baseline: kubernetes-validate {KUBE_VERSION} on {b['documents']} of {r.scenario.documents} "
+                  f"documents ({b['files']} files{', a sample: its cost per document is flat' if b['sampled'] else ''}): "
+                  f"{b['wall']:.1f} s, {b['docs_per_s']:.0f} docs/s; dractl: "
+                  f"{r.scenario.documents / r.wall:.0f} docs/s ({r.findings} findings)")
+    for r in results:
+        for p in r.problems:
+            print(f"problem: {r.scenario.name}: {p}")
+        if r.scenario.note:
+            print(f"note: {r.scenario.name}: {r.scenario.note}")
+    lines = targets(results)
+    if lines:
+        print("targets (issue #9, stated for a 2-core machine):")
+        print("\n".join(lines))
+
+    if args.profile:
+        match = [s for s in scenarios if args.profile in s.name]
+        if match:
+            print_profile(match[0], out)
+        else:
+            print(f"--profile {args.profile}: no such scenario in this run")
+
+    path = args.json or out / "results.json"
+    path.write_text(json.dumps({"dractl": dractl_desc, "python": platform.python_version(),
+                                "cpus": os.cpu_count(), "results": [r.to_json() for r in results]},
+                               indent=2) + "\n")
+    print(f"\n{len(results)} scenarios in {time.perf_counter() - started:.0f} s; measurements in {path}")
+    return 1 if any(r.problems for r in results) else 0
+
+
+def print_profile(s: S.Scenario, out: Path, top: int = 25) -> None:
+    import io
+    import pstats
+
+    prof = out / f"{s.name}.prof"
+    run_stages(s, profile=prof)
+    buf = io.StringIO()
+    stats = pstats.Stats(str(prof), stream=buf)
+    stats.sort_stats("cumulative").print_stats(r"dractl", top)
+    stats.sort_stats("tottime").print_stats(top)
+    print(f"\nprofile of {s.name} (cProfile, stages only; {prof}):")
+    print("\n".join(line for line in buf.getvalue().splitlines()
+                    if line.strip() and not line.startswith(("   Ordered", "   List reduced"))))

@@ -1,0 +1,172 @@
+"""Picking and producing an output: the CI formats, stable text, golden files.
+
+Everything here formats what the pipeline decided; the decisions themselves live elsewhere.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import os
+import sys
+import tempfile
+from enum import Enum
+from typing import Callable
+
+import typer
+from rich.console import Console
+
+from dractl import __version__
+from dractl.cli import common
+from dractl.validate.findings import ERROR, WARNING, Finding
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    yaml = "yaml"
+    junit = "junit"
+    sarif = "sarif"
+    github = "github"
+
+
+CI_FORMATS = ("junit", "sarif", "github")
+
+
+def ci_output(fmt: str, findings: list[Finding], docs, *, suite: str, successful: bool = True) -> str:
+    """junit / sarif / github over the same findings."""
+    if fmt == "junit":
+        from dractl.report import junit
+
+        return junit.render(findings, docs, name=suite)
+    if fmt == "sarif":
+        from dractl.report import sarif
+
+        return sarif.render(findings, common.all_codes(), version=__version__, successful=successful)
+    from dractl.report import github
+
+    return github.render(findings)
+
+
+def stable_text(render: Callable[[Console], None]) -> str:
+    """Text output as files and golden tests need it: no colour, no terminal-dependent width or
+    line drawing (the same bytes on every machine, terminal or not)."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=10_000, color_system=None, no_color=True,
+                      force_terminal=False, force_interactive=False, highlight=False, markup=False,
+                      emoji=False, soft_wrap=True, legacy_windows=False, record=False)
+    render(console)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))
+
+
+def write(text: str) -> None:
+    sys.stdout.write(text)
+
+
+# -- golden files ------------------------------------------------------------------------------
+
+def golden(path: str, text: str, update: bool) -> bool:
+    """Compare `text` with FILE (print a unified diff; False when they differ) or rewrite FILE."""
+    if update:
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise common.UsageError(f"--golden {path}: directory {directory} does not exist")
+        # Atomic: a crash or Ctrl-C never leaves a half-written golden file.
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".dractl-golden-", dir=directory)
+        except OSError as exc:
+            raise common.UsageError(f"--golden {path}: {(exc.strerror or str(exc)).lower()}") from None
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            try:
+                os.chmod(tmp, 0o644 & ~_umask())
+            except OSError:
+                pass
+            os.replace(tmp, path)
+        except BaseException as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if isinstance(exc, OSError):
+                raise common.UsageError(f"--golden {path}: {(exc.strerror or str(exc)).lower()}") from None
+            raise
+        typer.echo(f"dractl: wrote {path}", err=True)
+        return True
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            expected = fh.read()
+    except FileNotFoundError:
+        raise common.UsageError(f"--golden {path}: no such file (create it with --update)") from None
+    except UnicodeDecodeError:
+        raise common.UsageError(f"--golden {path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise common.UsageError(f"--golden {path}: {(exc.strerror or str(exc)).lower()}") from None
+    # A checkout with CRLF line endings (git autocrlf) still matches.
+    expected = expected.replace("\r\n", "\n")
+    if expected == text:
+        return True
+    from dractl.report.sanitize import safe_text
+
+    diff = difflib.unified_diff(expected.splitlines(keepends=True), text.splitlines(keepends=True),
+                                fromfile=path, tofile="dractl output")
+    for line in diff:
+        sys.stdout.write(safe_text(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"))
+    typer.echo(f"dractl: output differs from {path} (rerun with --update to accept it)", err=True)
+    return False
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# -- plan outcomes as findings (for junit / sarif / github) -------------------------------------
+
+def plan_findings(plan) -> list[Finding]:
+    """Every scheduling and env failure of a dry run as a finding located at its source object
+    (the Pod, the controller it was expanded from, or the claim / template)."""
+    from dractl.simulate.state import SCHEDULED
+
+    out: list[Finding] = []
+
+    def at(doc, path, severity, code, message):
+        if doc is None:
+            out.append(Finding(severity, code, message))
+            return
+        line, column = doc.locate(tuple(path))
+        out.append(Finding(severity, code, message, tuple(path), doc.file, line, column,
+                           doc.api_version, doc.kind, doc.namespace, doc.name))
+
+    pods_of_claim: dict[int, object] = {}
+    for p in plan.pods:
+        src, path = p.pod.source, tuple(p.pod.spec_path)
+        who = f"pod {p.namespace}/{p.name}"
+        for ref in p.claims:
+            if ref.claim is not None:
+                pods_of_claim.setdefault(id(ref.claim), p)
+        reasons = list(p.reasons)
+        for r in reasons:
+            at(src, path, _severity(r.severity), r.code, f"{who}: {r.message}")
+        if p.status != SCHEDULED and not any(r.severity == ERROR for r in reasons):
+            at(src, path, ERROR, "DRA5001", f"{who}: {p.status}")
+        for container, errors in p.env_errors.items():
+            for e in errors:
+                at(src, path, _severity(e.severity), e.code, f"{who} container {container}: {e.message}")
+    for c in plan.claims:
+        if not c.reasons:
+            continue
+        src = c.source
+        if src is None and id(c) in pods_of_claim:
+            src = pods_of_claim[id(c)].pod.source
+        for r in c.reasons:
+            at(src, (), _severity(r.severity), r.code, f"claim {c.namespace}/{c.name}: {r.message}")
+    for r in plan.reasons:
+        out.append(Finding(_severity(r.severity), r.code, r.message))
+    return out
+
+
+def _severity(s: str) -> str:
+    return s if s in (ERROR, WARNING) else "info"
