@@ -35,7 +35,9 @@ from benchmarks.corpus import validation_corpus
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT_OUT = ROOT / "out"
-HEADLINE = ("claim_template_5000pods_500nodes", "steady_state_full_500nodes", "validation_10000docs")
+# The scenarios issue #9 sets targets for get 3 end-to-end runs by default, the others 1 (the
+# validation corpus too: one run of it costs as much as all the scheduling scenarios together).
+HEADLINE = ("claim_template_5000pods_500nodes", "steady_state_full_500nodes")
 KUBE_VERSION = "1.37"
 
 
@@ -270,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-stages", action="store_true", help="skip the in-process stage split")
     p.add_argument("--baseline-docs", type=int, default=None, metavar="N",
                    help="documents of the corpus given to kubernetes-validate (0 = all 10,000, ~3 min; "
-                        "-1 = skip; default 500, 100 with --quick)")
+                        "-1 = skip; default 300, 100 with --quick)")
     p.add_argument("--corpus-docs", type=int, default=None, metavar="N",
                    help="size of the validation corpus (default 10,000; 1,000 with --quick)")
     p.add_argument("--profile", metavar="SCENARIO", help="also run SCENARIO's stages under cProfile "
@@ -286,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     corpus_docs = args.corpus_docs or (1000 if args.quick else 10_000)
-    baseline_docs = args.baseline_docs if args.baseline_docs is not None else (100 if args.quick else 500)
+    baseline_docs = args.baseline_docs if args.baseline_docs is not None else (100 if args.quick else 300)
 
     suite = S.scheduling_suite(quick=args.quick, large=args.large)
     suite.append((f"validation_{corpus_docs}docs", lambda o: validation_corpus(o, corpus_docs)))

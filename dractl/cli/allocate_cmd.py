@@ -29,7 +29,8 @@ class NodeOrder(str, Enum):
     most_allocated = "most-allocated"
 
 
-def resolve_inventory(values: list[str]) -> list[str]:
+def resolve_inventory(values: list[str], aliases: dict[str, str] | None = None) -> list[str]:
+    """Inventory paths; built-in inventories are shown as builtin:NAME (filled into aliases)."""
     paths = []
     for value in values:
         if value.startswith("builtin:"):
@@ -37,11 +38,14 @@ def resolve_inventory(values: list[str]) -> list[str]:
 
             name = value[len("builtin:"):]
             try:
-                paths.append(str(inventory_path(name)))
+                path = str(inventory_path(name))
             except KeyError:
                 names = ", ".join(n for n, _ in list_inventories())
                 raise common.UsageError(f"--inventory: no built-in inventory {name!r} "
                                         f"(available: {names})") from None
+            paths.append(path)
+            if aliases is not None:
+                aliases[path] = value
         else:
             paths.append(value)
     return paths
@@ -52,10 +56,11 @@ def run_dry_run(paths, s: common.Settings, node, node_order, timeout, simulate_c
     """Load + validate (in parallel when it pays) the inventory and the manifests, then simulate."""
     from dractl.simulate.scheduler import Options, simulate
 
-    run = validate_paths(resolve_inventory(s.inventory) + list(paths), limits=s.limits,
-                         gates=s.gates, ignore=s.ignore, jobs=s.jobs, exclude=s.exclude,
-                         extra_ignore=s.extra_ignore, explicit_excluded=s.force_exclude,
-                         progress=progress)
+    aliases: dict[str, str] = {}
+    inventory = resolve_inventory(s.inventory, aliases)
+    run = validate_paths(inventory + list(paths), limits=s.limits, gates=s.gates, ignore=s.ignore,
+                         jobs=s.jobs, exclude=s.exclude, extra_ignore=s.extra_ignore,
+                         explicit_excluded=s.force_exclude, progress=progress, aliases=aliases)
     validated = run.validated
     options = Options(only_node=node, node_order=node_order.value if node_order else "first",
                       timeout=timeout, simulate_controllers=simulate_controllers,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import Enum
 from typing import Optional
 
 import typer
@@ -53,13 +54,53 @@ def inventories() -> None:
         typer.echo(f"{name:<16} {description}")
 
 
-@app.command("codes")
-def codes() -> None:
-    """List every finding code dractl can report, with its severity and meaning."""
-    from dractl.report.codes import load_all_codes
+class CodesFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
 
-    for row in load_all_codes():
-        typer.echo(f"{row.code}  {row.severity:<7}  {row.origin:<9}  {row.summary}")
+
+@app.command("codes")
+def codes(
+    output: CodesFormat = typer.Option(CodesFormat.text, "--output", "-o",
+                                       help="Output format: text, json or markdown (a table)."),
+) -> None:
+    """List every finding code dractl can report, with its severity and meaning."""
+    rows = common.all_codes()
+    if output is CodesFormat.json:
+        from dractl.report.findings_json import dumps
+
+        sys.stdout.write(dumps([{"code": r.code, "severity": r.severity, "origin": r.origin,
+                                 "summary": r.summary} for r in rows]))
+    elif output is CodesFormat.markdown:
+        lines = ["| Code | Severity | Origin | Meaning |", "| --- | --- | --- | --- |"]
+        for r in rows:
+            summary = r.summary.replace("|", "\\|")
+            lines.append(f"| {r.code} | {r.severity} | {r.origin} | {summary} |")
+        sys.stdout.write("\n".join(lines) + "\n")
+    else:
+        for row in rows:
+            typer.echo(f"{row.code}  {row.severity:<7}  {row.origin:<9}  {row.summary}")
+
+
+class Shell(str, Enum):
+    bash = "bash"
+    zsh = "zsh"
+    fish = "fish"
+
+
+@app.command("completion")
+def completion(shell: Shell = typer.Argument(..., metavar="SHELL",
+                                             help="bash, zsh or fish.")) -> None:
+    """Print a shell completion script (commands, options, values, finding codes).
+
+    bash: dractl completion bash > ~/.local/share/bash-completion/completions/dractl
+    zsh:  dractl completion zsh > ~/.zfunc/_dractl   (with fpath+=~/.zfunc before compinit)
+    fish: dractl completion fish > ~/.config/fish/completions/dractl.fish
+    """
+    from dractl.cli.completion import render
+
+    sys.stdout.write(render(shell.value, app))
 
 
 @app.command("version")
@@ -71,10 +112,11 @@ def version_cmd() -> None:
 def main() -> None:
     """Console entry point: no Python traceback ever reaches a user (unless --debug)."""
     debug = "--debug" in sys.argv[1:] or os.environ.get("DRACTL_DEBUG") == "1"
+    _safe_streams()
     try:
         # Standalone mode: the CLI library reports usage errors itself (exit status 2) and turns
         # typer.Exit into SystemExit with our status.
-        app()
+        app(prog_name="dractl")
     except common.UsageError as exc:
         typer.echo(f"dractl: {exc}", err=True)
         sys.exit(2)
@@ -92,6 +134,16 @@ def main() -> None:
         typer.echo(f"dractl: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for details, and please report it)", err=True)
         sys.exit(2)
+
+
+def _safe_streams() -> None:
+    # File names that are not valid UTF-8 reach us as lone surrogates; print them as escapes
+    # instead of failing in the middle of a report.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
 
 
 def _flush_quietly() -> None:

@@ -140,14 +140,26 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
 
 
 def all_codes():
-    """The finding-code table, scheduler and env codes included."""
+    """The whole finding-code table. Codes are registered when their module is imported, so
+    import every module of the stages that register codes (the same table whatever this
+    process happened to import before)."""
     import importlib
+    import pkgutil
 
-    for name in ("dractl.simulate.reasons", "dractl.downward"):
+    for package in ("dractl.load", "dractl.validate", "dractl.simulate"):
         try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
+            pkg = importlib.import_module(package)
+        except Exception:  # noqa: BLE001 - a broken module must not break `dractl codes`
+            continue
+        for info in pkgutil.walk_packages(pkg.__path__, package + "."):
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001
+                continue
+    try:
+        importlib.import_module("dractl.downward")
+    except Exception:  # noqa: BLE001
+        pass
     from dractl.report.codes import load_all_codes
 
     return load_all_codes()

@@ -133,11 +133,13 @@ def plan_findings(plan) -> list[Finding]:
     out: list[Finding] = []
 
     def at(doc, path, severity, code, message):
+        # Located at the pod spec (of a controller's template) but without a field: the
+        # message says which pod and claim.
         if doc is None:
             out.append(Finding(severity, code, message))
             return
         line, column = doc.locate(tuple(path))
-        out.append(Finding(severity, code, message, tuple(path), doc.file, line, column,
+        out.append(Finding(severity, code, message, (), doc.file, line, column,
                            doc.api_version, doc.kind, doc.namespace, doc.name))
 
     pods_of_claim: dict[int, object] = {}
@@ -149,7 +151,7 @@ def plan_findings(plan) -> list[Finding]:
                 pods_of_claim.setdefault(id(ref.claim), p)
         reasons = list(p.reasons)
         for r in reasons:
-            at(src, path, _severity(r.severity), r.code, f"{who}: {r.message}")
+            at(src, path, _severity(r.severity), r.code, f"{who}: {_with_details(r)}")
         if p.status != SCHEDULED and not any(r.severity == ERROR for r in reasons):
             at(src, path, ERROR, "DRA5001", f"{who}: {p.status}")
         for container, errors in p.env_errors.items():
@@ -162,10 +164,21 @@ def plan_findings(plan) -> list[Finding]:
         if src is None and id(c) in pods_of_claim:
             src = pods_of_claim[id(c)].pod.source
         for r in c.reasons:
-            at(src, (), _severity(r.severity), r.code, f"claim {c.namespace}/{c.name}: {r.message}")
+            at(src, (), _severity(r.severity), r.code, f"claim {c.namespace}/{c.name}: {_with_details(r)}")
     for r in plan.reasons:
-        out.append(Finding(_severity(r.severity), r.code, r.message))
+        out.append(Finding(_severity(r.severity), r.code, _with_details(r)))
     return out
+
+
+def _with_details(r) -> str:
+    # CI annotations are one line each: the per-node explanation lines follow the message.
+    details = [d.strip() for d in r.details if d.strip()]
+    if not details:
+        return r.message
+    text = details[0]
+    for d in details[1:]:
+        text += (" " if text.endswith(":") else "; ") + d
+    return f"{r.message.rstrip()} [{text}]"
 
 
 def _severity(s: str) -> str:

@@ -11,6 +11,7 @@ so nothing here decides what is valid.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterable
 
 from dractl.api.versions import FeatureGates
+from dractl.config import CONFIG_NAMES
 from dractl.load.document import Document
 from dractl.load.limits import Limits
 from dractl.load.loader import LoadResult
@@ -88,19 +90,24 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                    exclude: Callable[[str], bool] | None = None,
                    extra_ignore: Callable[[str], frozenset] | None = None,
                    explicit_excluded: bool = False, progress: bool = False,
-                   stdin: BinaryIO | None = None) -> Run:
+                   aliases: dict[str, str] | None = None, stdin: BinaryIO | None = None) -> Run:
     """Load and validate `paths` (like load_paths + validate_documents, plus excludes).
 
     exclude(name): skip a file found by walking a directory (and, with explicit_excluded, a file
     named on the command line too). extra_ignore(name): codes dropped for that file only.
+    aliases: names to show instead of some paths (builtin:NAME for a built-in inventory).
     """
     ignore = frozenset(ignore)
     explicit = set(paths)
     items: list[Source | LoadProblem] = []
     for item in iter_sources(paths, limits, stdin):
-        if exclude is not None and not getattr(item, "usage", False) \
-                and (explicit_excluded or item.name not in explicit) and exclude(item.name):
+        walked = item.name not in explicit and not getattr(item, "usage", False)
+        if walked and os.path.basename(item.name) in CONFIG_NAMES:
+            continue  # dractl's own settings file is not a manifest
+        if exclude is not None and (walked or explicit_excluded) and exclude(item.name):
             continue
+        if aliases and item.name in aliases:
+            item = dataclasses.replace(item, name=aliases[item.name])
         items.append(item)
 
     def ignore_for(name: str) -> frozenset:

@@ -232,13 +232,22 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
     except RecursionError:
         out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to parse", file=out.name,
                                     line=1, column=1))
+        out.raw_documents += 1
         return True
     except json.JSONDecodeError as exc:
         if out.name.endswith(".json"):
             out.findings.append(Finding(ERROR, C_SYNTAX, f"invalid JSON: {exc.msg}", file=out.name,
                                         line=exc.lineno, column=exc.colno))
+            out.raw_documents += 1  # a broken document is still a document read
             return True
         return False
+    except ValueError:  # an integer over Python's limit for int(str) (4300 digits)
+        if out.name.endswith(".json"):
+            out.findings.append(Finding(ERROR, C_SYNTAX, "invalid JSON: an integer is too large",
+                                        file=out.name, line=1, column=1))
+            out.raw_documents += 1
+            return True
+        return False  # the YAML reader reports it with its position
     positions = PositionIndex(text)
     for key in duplicates:
         out.findings.append(Finding(ERROR, C_DUPLICATE, f'duplicate field "{key}"', file=out.name,
@@ -248,28 +257,38 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
 
 
 # ---- YAML -------------------------------------------------------------------------------------
+# What YAML's reader refuses anywhere in a stream (libyaml and go-yaml alike).
+_NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# YAML 1.1 line breaks, as libyaml counts them for its marks.
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
 def _parse_yaml(text: str, out: ParsedSource, limits: Limits) -> None:
-    offset = 0
-    segment = text
-    while True:
-        error_line = _parse_yaml_segment(segment, offset, out, limits)
+    if _NOT_PRINTABLE.search(text) is None:
+        error_line = _parse_yaml_segment(text, 0, out, limits)
         if error_line is None:
             return
-        # Recover: continue with the next document separator after the error.
-        rest_start = _next_document_start(segment, error_line - offset)
-        if rest_start is None:
-            return
-        lines = segment.split("\n")
-        offset += rest_start
-        segment = "\n".join(lines[rest_start:])
-
-
-def _next_document_start(segment: str, error_line0: int) -> int | None:
-    lines = segment.split("\n")
-    for i in range(max(error_line0, 1), len(lines)):
-        if _DOC_START.match(lines[i]):
-            return i
-    return None
+        first = max(error_line, 1)   # go on with the documents after the broken one
+    else:
+        first = 0                    # libyaml would refuse the whole stream
+    # Recovery, one document at a time (kubectl also splits a stream at `---` lines before it
+    # decodes anything): a broken document hides none of the others, and the cost stays linear
+    # in the size of the file however many documents are broken.
+    lines = _LINE_BREAK.split(text)
+    bounds = [i for i in range(first, len(lines)) if (i == 0 or _DOC_START.match(lines[i]))]
+    for k, lo in enumerate(bounds):
+        hi = bounds[k + 1] if k + 1 < len(bounds) else len(lines)
+        chunk = "\n".join(lines[lo:hi])
+        bad = _NOT_PRINTABLE.search(chunk)
+        if bad is None:
+            _parse_yaml_segment(chunk, lo, out, limits)
+            continue
+        line0 = chunk.count("\n", 0, bad.start())
+        column = bad.start() - (chunk.rfind("\n", 0, bad.start()) + 1) + 1
+        out.findings.append(Finding(ERROR, C_SYNTAX, f"unacceptable character #x{ord(bad.group()):04x}: "
+                                    "control characters are not allowed", file=out.name,
+                                    line=lo + line0 + 1, column=column))
+        out.raw_documents += 1
 
 
 def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Limits) -> int | None:

@@ -101,6 +101,9 @@ def _walk(root: str, limits: Limits, seen_dirs: set, seen_files: set) -> Iterato
                 if path not in seen_files:
                     seen_files.add(path)
                     yield _read_file(path, est, limits, explicit=False)
+            elif entry.name.endswith(MANIFEST_SUFFIXES) and not stat.S_ISREG(est.st_mode):
+                # never opened (a FIFO would block), but not skipped silently either
+                yield LoadProblem(path, "DRA0013", f"not a regular file ({_kind_of(est)}); skipped")
         stack.extend(reversed(subdirs))
 
 

@@ -71,7 +71,17 @@ def _construct_str(loader, node):
     return loader.construct_scalar(node)
 
 
+def _construct_int(loader, node):
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    except ValueError:  # over Python's limit for int(str) (4300 digits): a finding, not a crash
+        raise yaml.constructor.ConstructorError(
+            None, None, f"integer is too large ({len(node.value)} characters)",
+            node.start_mark) from None
+
+
 # Timestamps stay strings (as in Kubernetes' YAML->JSON conversion).
+ManifestLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 ManifestLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_str)
 ManifestLoader.add_constructor("tag:yaml.org,2002:binary", _construct_str)
 

@@ -28,7 +28,7 @@ def escape_property(text: str) -> str:
 
 def annotation_path(name: str) -> str:
     """Paths relative to the working directory (the checkout), `/`-separated, without `./`."""
-    if not name or name.startswith("<"):
+    if not name or name.startswith(("<", "builtin:")):
         return ""
     path = os.path.normpath(name)
     if os.path.isabs(path):

@@ -110,7 +110,7 @@ def render(findings: Iterable[Finding], documents: Iterable[DocumentLike], *,
 
     suites = []
     total_tests = total_failures = 0
-    for file in files:
+    for file in sorted(files):  # the order of the text report (findings sort by file)
         cases = []
         if per_file.get(file):
             cases.append((FILE_CASE, per_file[file]))

@@ -11,6 +11,7 @@ import copy
 
 import yaml
 
+from dractl.api.defaults import defaulted_claim_spec
 from dractl.simulate.state import SCHEDULED, Plan
 
 
@@ -32,6 +33,8 @@ def claim_objects(plan: Plan) -> list[dict]:
         if not c.touched:
             continue
         obj = copy.deepcopy(c.manifest)
+        if "spec" in obj:
+            obj["spec"] = defaulted_claim_spec(obj["spec"])
         status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
         status = dict(status)
         if c.allocation is not None:

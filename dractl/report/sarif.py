@@ -36,7 +36,7 @@ def _text(s: str) -> str:
 
 def artifact_uri(name: str) -> tuple[str, bool] | None:
     """(uri, relative?) of an input file; None for standard input."""
-    if not name or name.startswith("<"):
+    if not name or name.startswith(("<", "builtin:")):
         return None
     path = os.path.normpath(name)
     if os.path.isabs(path):
@@ -62,7 +62,7 @@ def rule(doc: RuleDoc) -> dict:
         "id": doc.code,
         "shortDescription": {"text": _text(summary)},
         "fullDescription": {"text": _text(f"{summary}. {origin}".strip())},
-        "help": {"text": _text(help_text), "markdown": _text(help_text)},
+        "help": {"text": _text(help_text)},
         "defaultConfiguration": {"level": level},
         "properties": {"tags": [doc.origin], "problem.severity": _SECURITY.get(doc.severity, "recommendation")},
     }

@@ -29,6 +29,7 @@ class SimNode:
     taints: tuple[NodeTaint, ...] = ()
     allocatable: Mapping[str, Any] = field(default_factory=dict)
     from_manifest: bool = True           # False: inferred from a slice's nodeName
+    unschedulable: bool = False          # cordoned (spec.unschedulable)
     info: NodeInfo = field(init=False)
 
     def __post_init__(self) -> None:
@@ -46,12 +47,10 @@ class SimNode:
         for t in spec.get("taints") or []:
             if isinstance(t, dict) and isinstance(t.get("key"), str):
                 taints.append(NodeTaint(t["key"], str(t.get("value") or ""), str(t.get("effect") or "")))
-        if spec.get("unschedulable") is True:
-            # The node controller adds this taint to cordoned nodes.
-            taints.append(NodeTaint("node.kubernetes.io/unschedulable", "", "NoSchedule"))
+        unschedulable = spec.get("unschedulable") is True
         status = data.get("status") if isinstance(data.get("status"), dict) else {}
         allocatable = status.get("allocatable") if isinstance(status.get("allocatable"), dict) else {}
-        return cls(name, labels, tuple(taints), dict(allocatable))
+        return cls(name, labels, tuple(taints), dict(allocatable), unschedulable=unschedulable)
 
     @classmethod
     def inferred(cls, name: str) -> "SimNode":
@@ -87,12 +86,24 @@ def untolerated_taint(spec: Mapping[str, Any], node: SimNode,
     return None
 
 
+_UNSCHEDULABLE_TAINT = NodeTaint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+
+
 def pod_fits_node(spec: Mapping[str, Any], node: SimNode) -> str | None:
-    """None if the pod may run on the node as far as non-DRA filters go; else the reason
-    in kube-scheduler's words."""
+    """None if the pod may run on the node as far as non-DRA filters go; else the reason in
+    kube-scheduler's words. Plugins run in the scheduler's default order: NodeUnschedulable,
+    NodeName, TaintToleration, NodeAffinity."""
+    if node.unschedulable:
+        tolerations = [t for t in (spec.get("tolerations") or []) if isinstance(t, dict)]
+        if not any(toleration_tolerates(t, _UNSCHEDULABLE_TAINT) for t in tolerations):
+            return "node(s) were unschedulable"
     node_name = spec.get("nodeName")
     if isinstance(node_name, str) and node_name and node_name != node.name:
         return "node(s) didn't match the requested node name"
+    taint = untolerated_taint(spec, node)
+    if taint is not None:
+        # kube-scheduler's TaintToleration wording, empty value included.
+        return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
     selector = spec.get("nodeSelector")
     if isinstance(selector, dict):
         for k, v in selector.items():
@@ -109,8 +120,4 @@ def pod_fits_node(spec: Mapping[str, Any], node: SimNode) -> str | None:
                     return "node(s) didn't match Pod's node affinity/selector"
             except NodeSelectorError:
                 return "node(s) didn't match Pod's node affinity/selector"
-    taint = untolerated_taint(spec, node)
-    if taint is not None:
-        # kube-scheduler's TaintToleration wording, empty value included.
-        return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
     return None

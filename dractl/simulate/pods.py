@@ -135,13 +135,38 @@ def expand_controller(doc: Document, node_names: Iterable[str] = ()) -> list[Pod
         pods.extend(_job_pods(doc, job_spec, ("spec", "jobTemplate", "spec"), job_name,
                               uid_for("Job", namespace, job_name)))
     elif kind == "DaemonSet":
+        tolerations = daemonset_tolerations(template)
         for node in node_names:
             affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                 "nodeSelectorTerms": [{"matchFields": [
                     {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
             add(f"{name}-{suffix(f'{namespace}/{name}/{node}')}", template, ("spec", "template"),
-                "DaemonSet", name, uid, {"affinity": affinity})
+                "DaemonSet", name, uid, {"affinity": affinity, "tolerations": tolerations})
     return pods
+
+
+# The DaemonSet controller adds these tolerations to every daemon pod (and the network one for
+# hostNetwork pods), so daemons run on cordoned and pressured nodes.
+_DAEMON_TOLERATIONS = (
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+)
+
+
+def daemonset_tolerations(template: Any) -> list[dict]:
+    spec = template.get("spec") if isinstance(template, dict) and isinstance(template.get("spec"), dict) else {}
+    tolerations = [t for t in spec.get("tolerations") or [] if isinstance(t, dict)]
+    wanted = list(_DAEMON_TOLERATIONS)
+    if spec.get("hostNetwork") is True:
+        wanted.append(("node.kubernetes.io/network-unavailable", "NoSchedule"))
+    for key, effect in wanted:
+        if not any(t.get("key") == key and t.get("effect") == effect for t in tolerations):
+            tolerations.append({"key": key, "operator": "Exists", "effect": effect})
+    return tolerations
 
 
 def _job_pods(doc: Document, spec: dict, spec_path: tuple, job_name: str,

@@ -37,6 +37,8 @@ NOT_ENQUEUED = register("DRA5020", ERROR, "the pod's PodGroup or Workload does n
                         "keeps it out of the queue", _S)
 GANG = register("DRA5021", ERROR, "gang scheduling: fewer than minCount members could be placed "
                 "together (or were given)", _S)
+TAINTED_CLAIM = register("DRA5022", ERROR, "an allocated claim has a device with an untolerated "
+                         "NoExecute taint: the scheduler lets no new pod reserve it", _S)
 BINDING_CONDITIONS = register("DRA5101", WARNING, "the pod would wait for device binding conditions", _S)
 NODE_NAME_BYPASS = register("DRA5102", WARNING, "the pod sets spec.nodeName and bypasses the scheduler",
                             _D)

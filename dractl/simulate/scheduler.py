@@ -392,12 +392,12 @@ class Simulation:
         pod = result.pod
         try:
             refs = self._resolve_claims(pod, result)
+            result.claims = refs
             self._prefilter(pod, refs)
         except _Failure as failure:
             result.status = UNSCHEDULABLE
             result.reasons.append(failure.reason)
             return
-        result.claims = refs
         claims = [r.claim for r in refs if r.claim is not None]
         pending = _unique([c for c in claims if c.allocation is None])
         allocated = _unique([c for c in claims if c.allocation is not None])
@@ -713,7 +713,8 @@ class Simulation:
         """The special claim KEP-5004 creates at PreBind for DRA-backed extended resources."""
         pod = result.pod
         name = generated_name(f"{pod.name}-extended-resources-", f"{pod.uid}/extended")
-        meta = {"name": name, "namespace": pod.namespace,
+        meta = {"name": name, "generateName": f"{pod.name}-extended-resources-",
+                "namespace": pod.namespace,
                 "uid": uid_for("ResourceClaim", pod.namespace, name),
                 "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
                 "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
@@ -788,22 +789,11 @@ class Simulation:
         eviction controller would evict every pod using the claim."""
         if not self.gates.enabled("DRADeviceTaints"):
             return
-        if self._devices is None:
-            from dractl.downward import DeviceIndex
-
-            self._devices = DeviceIndex(self.allocator.inventory.slices)
-        for r in claim.allocation.devices:
-            device = self._devices.get(r.driver, r.pool, r.device)
-            if device is None:
-                continue
-            taints = [t for t in device.taints if t.effect == "NoExecute"]
-            taint = untolerated_taint(taints, r.tolerations)
-            if taint is not None:
-                shown = f"{taint.key}={taint.value}" if taint.value else taint.key
-                result.reasons.append(Reason(
-                    R.EVICTION, f"claim {claim.ref}: device {r.driver}/{r.pool}/{r.device} has the "
-                    f"NoExecute taint {shown} which the allocation does not tolerate: the pod would "
-                    "be evicted (with every other pod using the claim)", severity="warning"))
+        for device, taint in self._no_execute_taints(claim):
+            result.reasons.append(Reason(
+                R.EVICTION, f"claim {claim.ref}: device {device} has the NoExecute taint "
+                f"{_taint_text(taint)} which the allocation does not tolerate: the pod would be "
+                "evicted (with every other pod using the claim)", severity="warning"))
 
     # ------------------------------------------------------------------ claims ------------------
     def _resolve_claims(self, pod: PodInput, result: PodResult) -> list[PodClaimRef]:
@@ -927,8 +917,10 @@ class Simulation:
         data = template["data"]
         spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
         tmeta = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
-        claim_name = generated_name(claim_generate_name(owner_name, pod_claim), seed)
-        meta: dict[str, Any] = {"name": claim_name, "namespace": namespace,
+        generate_name = claim_generate_name(owner_name, pod_claim)
+        claim_name = generated_name(generate_name, seed)
+        meta: dict[str, Any] = {"name": claim_name, "generateName": generate_name,
+                                "namespace": namespace,
                                 "uid": uid_for("ResourceClaim", namespace, claim_name)}
         if tmeta.get("labels"):
             meta["labels"] = copy.deepcopy(tmeta["labels"])
@@ -963,6 +955,8 @@ class Simulation:
     def _prefilter(self, pod: PodInput, refs: list[PodClaimRef]) -> None:
         for ref in refs:
             claim = ref.claim
+            if claim is not None and claim.allocation is not None:
+                self._check_tainted_claim(pod, claim)
             if claim is None or claim.allocation is not None:
                 continue
             if claim.model is None:
@@ -984,6 +978,31 @@ class Simulation:
             if self.gates.enabled("DRAAdminAccess"):
                 self._check_admin_access(claim)
 
+    def _check_tainted_claim(self, pod: PodInput, claim: ClaimState) -> None:
+        """An allocated claim with an untolerated NoExecute device gets no new consumers (the
+        API documentation of request tolerations; pods already using it are evicted)."""
+        if not self.gates.enabled("DRADeviceTaints") or any(
+                r.get("uid") == pod.uid for r in claim.reserved_for):
+            return
+        for device, taint in self._no_execute_taints(claim):
+            raise _Failure(Reason(
+                R.TAINTED_CLAIM, f"resource claim {claim.ref}: device {device} has the NoExecute taint "
+                f"{_taint_text(taint)} which the allocation does not tolerate; the scheduler does not "
+                "let new pods reserve the claim while it has such devices"))
+
+    def _no_execute_taints(self, claim: ClaimState):
+        if self._devices is None:
+            from dractl.downward import DeviceIndex
+
+            self._devices = DeviceIndex(self.allocator.inventory.slices)
+        for r in claim.allocation.devices:
+            device = self._devices.get(r.driver, r.pool, r.device)
+            if device is None:
+                continue
+            taint = untolerated_taint([t for t in device.taints if t.effect == "NoExecute"], r.tolerations)
+            if taint is not None:
+                yield f"{r.driver}/{r.pool}/{r.device}", taint
+
     def _check_admin_access(self, claim: ClaimState) -> None:
         if not any(r.exactly and r.exactly.admin_access for r in claim.model.requests):
             return
@@ -1004,8 +1023,22 @@ class Simulation:
     # ------------------------------------------------------------------ explanations ------------
     def _no_fit_reason(self, result: PodResult, pending_models: list[ResourceClaim], total: int) -> Reason:
         counts = Counter(result.node_failures.values())
-        summary = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
-        message = f"0/{total} nodes are available: {summary}."
+        # kube-scheduler sorts the "<count> <reason>" strings themselves, then the PostFilter
+        # plugins speak: DynamicResources (dractl never deallocates: the dry run has no retry),
+        # then preemption, which dractl does not simulate.
+        summary = ", ".join(sorted(f"{n} {reason}" for reason, n in counts.items()))
+        if not result.claims:
+            post = "no new claims to deallocate"
+        else:
+            post = "still not schedulable"
+        preemptable = sum(n for reason, n in counts.items() if reason.startswith("Insufficient"))
+        preempt_parts = []
+        if total - preemptable:
+            preempt_parts.append(f"{total - preemptable} Preemption is not helpful for scheduling")
+        if preemptable:
+            preempt_parts.append(f"{preemptable} No preemption victims found for incoming pod")
+        message = (f"0/{total} nodes are available: {summary}. {post}, preemption: 0/{total} nodes "
+                   f"are available: {', '.join(sorted(preempt_parts))}.")
         details: list[str] = []
         explained = 0
         groups: dict[tuple, list[str]] = {}
@@ -1068,11 +1101,6 @@ class Simulation:
             if outcome.allocated:
                 for claim, allocation in zip(todo, outcome.results):
                     self._commit_allocation(claim, allocation, node.name)
-                    # Nothing uses these claims: no finalizer is added until a pod reserves them.
-                    finalizers = claim.manifest["metadata"]["finalizers"]
-                    finalizers.remove(DELETE_PROTECTION_FINALIZER)
-                    if not finalizers:
-                        del claim.manifest["metadata"]["finalizers"]
                 return
             if outcome.is_error and not outcome.node_failure and not outcome.timed_out:
                 for claim in todo:
@@ -1092,6 +1120,10 @@ class Simulation:
             claim.reasons.append(Reason(R.UNSATISFIABLE, f"0/{len(nodes)} nodes can allocate the "
                                         f"unreferenced claims together" + (f": {summary}" if summary else ""),
                                         details=tuple(lines)))
+
+
+def _taint_text(taint) -> str:
+    return f"{taint.key}={taint.value}" if taint.value else taint.key
 
 
 def _request_classes(models: list[ResourceClaim]) -> dict[tuple[str, str], str]:

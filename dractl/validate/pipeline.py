@@ -17,6 +17,11 @@ from dractl.validate.findings import ERROR, WARNING, Finding, register
 C_NOT_SERVED = register("DRA0105", ERROR,
                         "the apiVersion of a kind is not served by the selected Kubernetes version",
                         "schema")
+# Errors about dractl's own env extension: the API server would drop the field and accept the
+# object, so they must not keep the pod out of the dry run (the env resolution reports them
+# per container instead).
+NON_BLOCKING = frozenset({"DRA2010", "DRA2011", "DRA2012", "DRA2013"})
+
 C_INTERNAL = register("DRA0999", ERROR, "internal error in a dractl check (please report it)",
                       "dractl")
 
@@ -121,5 +126,5 @@ def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]
         out.findings.append(f.located(
             file=doc.file, line=line, column=column, api_version=doc.api_version, kind=doc.kind,
             namespace=doc.namespace, name=doc.name))
-        if f.severity == ERROR:
+        if f.severity == ERROR and f.code not in NON_BLOCKING:
             out.invalid.add(id(doc))

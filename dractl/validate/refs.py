@@ -243,21 +243,22 @@ class _Checker:
             rpath = base + ("devices", "requests", r)
             targets = []
             exactly = request.get("exactly")
+            req_name = request.get("name") if isinstance(request.get("name"), str) else ""
             if isinstance(exactly, dict):
-                targets.append((exactly, rpath + ("exactly",)))
+                targets.append((exactly, rpath + ("exactly",), req_name))
             for s, sub in enumerate(request.get("firstAvailable") or []
                                     if isinstance(request.get("firstAvailable"), list) else []):
                 if isinstance(sub, dict):
-                    targets.append((sub, rpath + ("firstAvailable", s)))
-            for target, tpath in targets:
+                    # PreFilter names a subrequest as request/subrequest.
+                    targets.append((sub, rpath + ("firstAvailable", s), f"{req_name}/{sub.get('name')}"))
+            for target, tpath, shown in targets:
                 class_name = target.get("deviceClassName")
                 if isinstance(class_name, str) and class_name:
                     obj, _ = self.index.find("DeviceClass", class_name, None)
                     if obj is None:
-                        req_name = request.get("name") if isinstance(request.get("name"), str) else ""
                         self.add(i, C_CLASS_MISSING, WARNING,
                                  f'DeviceClass "{class_name}" is not among the inputs; unless it '
-                                 f'exists in the cluster, scheduling fails with "request {req_name}: '
+                                 f'exists in the cluster, scheduling fails with "request {shown}: '
                                  f'device class {class_name} does not exist"'
                                  + _suggest(class_name, self.index.names("DeviceClass")),
                                  converted.original_path(tpath + ("deviceClassName",)))

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,7 +27,17 @@ from dractl.cli import app as cli_app
 
 TRACEBACK = "Traceback (most recent call last)"
 INTERNAL = "internal error"
+# The code table's description of DRA0999 (SARIF lists every rule): not an internal error.
+_CODE_TABLE_ROW = re.compile(r"internal error in a dractl check \(please report it\)", re.I)
 ALLOWED_EXIT = {0, 1, 2}
+TIMED_OUT = -9
+# What must never reach a terminal or a CI log raw from a manifest: C0/C1 controls (ESC, BEL,
+# CR, backspace, CSI, NEL...), DEL, Unicode bidi controls and line/paragraph separators.
+UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+class HarnessTimeout(BaseException):
+    """Raised in the main thread when an in-process run overruns its time limit."""
 
 
 @dataclass
@@ -34,16 +48,21 @@ class Run:
     err: str
     seconds: float
 
+    max_rss_kb: int = 0
+
     def problems(self) -> list[str]:
         found = []
-        if self.code not in ALLOWED_EXIT:
+        if self.code == TIMED_OUT:
+            found.append(f"did not finish within its time limit ({self.seconds:.1f} s)")
+        elif self.code not in ALLOWED_EXIT:
             found.append(f"exit status {self.code}")
         for stream, text in (("stdout", self.out), ("stderr", self.err)):
             if TRACEBACK in text:
                 found.append(f"traceback on {stream}")
-            if INTERNAL in text.lower():
-                line = next(l for l in text.splitlines() if INTERNAL in l.lower())
-                found.append(f"internal error on {stream}: {line[:300]}")
+            for line in text.splitlines():
+                if INTERNAL in _CODE_TABLE_ROW.sub("", line).lower():
+                    found.append(f"internal error on {stream}: {line[:300]}")
+                    break
         return found
 
     def assert_clean(self) -> None:
@@ -71,11 +90,31 @@ def _no_debug_env():
             os.environ["DRACTL_DEBUG"] = saved
 
 
-def run_inproc(args: list, stdin: bytes = b"") -> Run:
+@contextmanager
+def _alarm(seconds: float | None):
+    """Interrupt the main thread after `seconds` (SIGALRM; Python code is interruptible)."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def fire(signum, frame):
+        raise HarnessTimeout()
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_inproc(args: list, stdin: bytes = b"", time_limit: float | None = 30) -> Run:
     """`dractl ARGS` through `dractl.cli.app.main` (the console entry point), in this process.
 
     Exceptions that escape main() (it catches everything but BaseException subclasses) are
-    reported as a traceback, like Python would print one.
+    reported as a traceback, like Python would print one. A run that overruns `time_limit`
+    is interrupted and reported with code TIMED_OUT.
     """
     args = [str(a) for a in args]
     out, err, inp = _stream(), _stream(), _stream(stdin)
@@ -85,18 +124,25 @@ def run_inproc(args: list, stdin: bytes = b"") -> Run:
             mock.patch.object(sys, "stdout", out), mock.patch.object(sys, "stderr", err), \
             mock.patch.object(sys, "stdin", inp):
         try:
-            cli_app.main()
-            code = 0
-        except SystemExit as exc:
-            c = exc.code
-            code = 0 if c is None else (c if isinstance(c, int) else 1)
+            with _alarm(time_limit):
+                try:
+                    cli_app.main()
+                    code = 0
+                except SystemExit as exc:
+                    c = exc.code
+                    code = 0 if c is None else (c if isinstance(c, int) else 1)
+        except HarnessTimeout:
+            code = TIMED_OUT
         except BaseException as exc:  # noqa: BLE001 - that is what we are looking for
             import traceback
             err.write(TRACEBACK + " (escaped main())\n" + "".join(traceback.format_exception(exc)))
             code = -1
         finally:
-            out.flush()
-            err.flush()
+            try:
+                out.flush()
+                err.flush()
+            except ValueError:
+                pass
     seconds = time.perf_counter() - start
     return Run(args, code, _text(out), _text(err), seconds)
 
@@ -110,14 +156,86 @@ def dractl_command() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "dractl"]
 
 
-def run_subprocess(args: list, stdin: bytes | None = b"", timeout: float = 60, env: dict | None = None,
-                   **kw) -> Run:
-    """The installed `dractl` entry point as a real process (no DRACTL_DEBUG)."""
+def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dict | None = None,
+                   cwd=None, preexec_fn=None) -> Run:
+    """The installed `dractl` entry point as a real process (no DRACTL_DEBUG).
+
+    Output goes to files (no pipe can fill up), the child's peak memory comes from wait4(),
+    and a child that overruns `timeout` is killed and reported with code TIMED_OUT.
+    """
     full_env = {k: v for k, v in os.environ.items() if k != "DRACTL_DEBUG"}
     full_env.update(env or {})
     args = [str(a) for a in args]
-    start = time.perf_counter()
-    proc = subprocess.run(dractl_command() + args, input=stdin, capture_output=True,
-                          timeout=timeout, env=full_env, **kw)
-    return Run(args, proc.returncode, proc.stdout.decode("utf-8", "replace"),
-               proc.stderr.decode("utf-8", "replace"), time.perf_counter() - start)
+    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, \
+            tempfile.TemporaryFile() as ferr:
+        fin.write(stdin)
+        fin.seek(0)
+        start = time.perf_counter()
+        proc = subprocess.Popen(dractl_command() + args, stdin=fin, stdout=fout, stderr=ferr,
+                                env=full_env, cwd=cwd, preexec_fn=preexec_fn)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                _, _, usage = os.wait4(proc.pid, 0)
+                code = TIMED_OUT
+                break
+            time.sleep(0.01)
+        proc.returncode = code  # reaped by wait4: keep Popen from waiting again
+        seconds = time.perf_counter() - start
+        fout.seek(0)
+        ferr.seek(0)
+        return Run(args, code, fout.read().decode("utf-8", "replace"),
+                   ferr.read().decode("utf-8", "replace"), seconds, usage.ru_maxrss)
+
+
+# ---- output well-formedness --------------------------------------------------------------------
+
+def check_output(run: Run, fmt: str) -> list[str]:
+    """Problems with the shape of `run.out` for output format `fmt` (and raw control characters)."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    import yaml
+
+    problems = []
+    bad = UNSAFE_CHARS.search(run.out)
+    if bad:
+        problems.append(f"raw control character {bad.group()!r} in {fmt} output at "
+                        f"{bad.start()}: {run.out[max(0, bad.start() - 60):bad.start() + 20]!r}")
+    bad = UNSAFE_CHARS.search(run.err)
+    if bad:
+        problems.append(f"raw control character {bad.group()!r} on stderr: "
+                        f"{run.err[max(0, bad.start() - 60):bad.start() + 20]!r}")
+    if not run.out.strip():
+        return problems  # nothing printed (usage error, or an empty plan)
+    try:
+        if fmt in ("json", "sarif"):
+            doc = json.loads(run.out)
+            if fmt == "sarif":
+                assert doc.get("version") == "2.1.0" and isinstance(doc.get("runs"), list)
+        elif fmt == "yaml":
+            list(yaml.safe_load_all(run.out))
+        elif fmt == "junit":
+            ET.fromstring(run.out.encode("utf-8"))
+        elif fmt == "github":
+            for line in run.out.splitlines():
+                if line and not _GITHUB_LINE.match(line):
+                    problems.append(f"not a workflow command: {line[:200]!r}")
+    except Exception as exc:  # noqa: BLE001
+        problems.append(f"{fmt} output does not parse: {type(exc).__name__}: {str(exc)[:300]}")
+    return problems
+
+
+# ::error file=x,line=1,col=2,title=DRA0001::message  (message: no raw CR/LF; properties: no , or :)
+_GITHUB_LINE = re.compile(r"^::(error|warning|notice)( ([a-z]+=[^,:\r\n]*)(,[a-z]+=[^,:\r\n]*)*)?::[^\r\n]*$")
+
+
+def assert_ok(run: Run, fmt: str = "text") -> None:
+    problems = run.problems() + check_output(run, fmt)
+    assert not problems, (f"dractl {' '.join(map(str, run.args))[:300]}: {problems}\n"
+                          f"--- stdout ---\n{run.out[-2000:]}\n--- stderr ---\n{run.err[-2000:]}")

@@ -4,8 +4,9 @@ Every `scenarios/<NN-name>.yaml` starts with a comment line
 
     # args: allocate -i builtin:example-gpu [more options]
 
-(the dractl arguments; the runner appends `-o FORMAT`, `--no-color` for text, and the scenario's
-path relative to the repository root). Optional header lines:
+(the dractl arguments; the runner appends `-o FORMAT`, `--no-color` for text, `--no-config` so
+that no .dractl.yaml around the checkout changes the result, and the scenario's path relative to
+the repository root, which is the working directory). Optional header lines:
 
     # outputs: text yaml json          formats to compare (default: allocate -> text yaml,
                                        env -> text json); text is always first
@@ -67,7 +68,7 @@ class Scenario:
         return EXPECTED / f"{self.name}.{SUFFIX[fmt]}"
 
     def argv(self, fmt: str) -> list[str]:
-        extra = ["-o", fmt] + (["--no-color"] if fmt == "text" else [])
+        extra = ["-o", fmt, "--no-config"] + (["--no-color"] if fmt == "text" else [])
         return self.args + extra + [self.rel]
 
     def xfail_reason(self, fmt: str) -> str | None:

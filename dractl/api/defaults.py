@@ -1,0 +1,58 @@
+"""API-server defaulting of ResourceClaim specs (docs/api-and-scheduling.md 2.3), for printing
+objects as the cluster would store them."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+
+# Field order of the Go structs: the API server serialises stored objects in this order.
+_REQUEST_ORDER = ("name", "deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
+                  "tolerations", "capacity")
+_TOLERATION_ORDER = ("key", "operator", "value", "effect", "tolerationSeconds")
+
+
+def _ordered(d: dict, order: tuple) -> dict:
+    out = {k: d[k] for k in order if k in d}
+    out.update((k, v) for k, v in d.items() if k not in out)
+    return out
+
+
+def _default_request(request: dict) -> dict:
+    request = dict(request)
+    if request.get("allocationMode") in (None, ""):
+        request["allocationMode"] = "ExactCount"
+    if request["allocationMode"] == "ExactCount" and request.get("count") in (None, 0) \
+            and not isinstance(request.get("count"), bool):
+        request["count"] = 1
+    if isinstance(request.get("tolerations"), list):
+        tolerations = []
+        for toleration in request["tolerations"]:
+            if isinstance(toleration, dict):
+                toleration = dict(toleration)
+                if toleration.get("operator") in (None, ""):
+                    toleration["operator"] = "Equal"
+                toleration = _ordered(toleration, _TOLERATION_ORDER)
+            tolerations.append(toleration)
+        request["tolerations"] = tolerations
+    return _ordered(request, _REQUEST_ORDER)
+
+
+def defaulted_claim_spec(spec: Any) -> Any:
+    """A copy of a v1 ResourceClaim spec with the API server's defaults applied."""
+    if not isinstance(spec, dict):
+        return spec
+    out = copy.deepcopy(spec)
+    devices = out.get("devices")
+    if not isinstance(devices, dict):
+        return out
+    for request in devices.get("requests") or []:
+        if not isinstance(request, dict):
+            continue
+        if isinstance(request.get("exactly"), dict):
+            request["exactly"] = _default_request(request["exactly"])
+        if isinstance(request.get("firstAvailable"), list):
+            request["firstAvailable"] = [_default_request(sub) if isinstance(sub, dict) else sub
+                                         for sub in request["firstAvailable"]]
+    return out

@@ -1,0 +1,180 @@
+"""--jobs: parallel processes give byte-identical, deterministically ordered output; progress
+bar only on a terminal."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from cli_helpers import CLAIM_BAD, CLAIM_OK, HOSTILE, SYNTAX_ERROR
+from dractl.cli import parallel
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p{i}
+  namespace: ns{ns}
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimName: claim-{ref}
+  containers:
+  - name: main
+    image: busybox
+    resources:
+      claims:
+      - name: gpu
+"""
+
+CLAIM = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: claim-{i}
+  namespace: ns{ns}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: {cls}
+"""
+
+N_FILES = 240  # over parallel.PARALLEL_MIN_FILES
+
+
+@pytest.fixture(scope="module")
+def big_tree(tmp_path_factory):
+    root = tmp_path_factory.mktemp("big")
+    for i in range(N_FILES):
+        d = root / f"team-{i % 7}" / ("nested" if i % 3 else "")
+        d.mkdir(parents=True, exist_ok=True)
+        kind = i % 6
+        if kind == 0:
+            text = CLAIM_OK.replace("name: good", f"name: good-{i}")
+        elif kind == 1:
+            text = CLAIM_BAD
+        elif kind == 2:  # cross-file references, some dangling
+            text = POD.format(i=i, ns=i % 3, ref=i + 1 if i % 4 else 99999)
+        elif kind == 3:
+            text = CLAIM.format(i=i, ns=i % 3, cls="gpu.example.com" if i % 2 else "nope.example.com")
+        elif kind == 4:
+            text = HOSTILE if i % 5 else SYNTAX_ERROR
+        else:
+            text = CLAIM.format(i=i, ns=i % 3, cls="gpu.example.com") + "---\n" + \
+                POD.format(i=i, ns=i % 3, ref=i)
+        (d / f"m{i:04d}.yaml").write_text(text)
+    return root
+
+
+def test_more_files_than_the_threshold(big_tree):
+    assert len(list(big_tree.rglob("*.yaml"))) >= parallel.PARALLEL_MIN_FILES
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "junit", "sarif", "github"])
+def test_jobs_1_and_4_print_the_same_bytes(dractl, big_tree, fmt, monkeypatch):
+    calls = []
+    real = parallel._run_parallel
+
+    def spy(chunks, *args):
+        calls.append(len(chunks))
+        return real(chunks, *args)
+
+    monkeypatch.setattr(parallel, "_run_parallel", spy)
+    one = dractl("validate", ".", "-o", fmt, "--jobs", "1", "--no-config", cwd=big_tree)
+    assert not calls
+    four = dractl("validate", ".", "-o", fmt, "--jobs", "4", "--no-config", cwd=big_tree)
+    assert calls and calls[0] > 4  # really ran in worker processes, in several chunks
+    assert one.code == four.code == 1
+    assert one.out == four.out
+    assert one.err == four.err == ""
+
+
+def test_parallel_equals_the_plain_pipeline(big_tree, monkeypatch):
+    """The chunked run is the library pipeline: same findings, same order, same documents."""
+    from dractl.api.versions import parse_feature_gates
+    from dractl.load.limits import Limits
+    from dractl.load.loader import load_paths
+    from dractl.validate.pipeline import validate_documents
+
+    monkeypatch.chdir(big_tree)
+    gates = parse_feature_gates("", "1.37")
+    plain = validate_documents(load_paths(["."]), gates)
+    for jobs in (1, 3):
+        run = parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=jobs)
+        assert run.validated.findings == plain.findings
+        assert [d.data for d in run.validated.documents] == [d.data for d in plain.documents]
+        assert [id(d) in run.validated.invalid for d in run.validated.documents] == \
+            [id(d) in plain.invalid for d in plain.documents]
+        assert (run.files, run.documents_read) == (plain.files, plain.documents_read)
+
+
+def test_allocate_with_jobs(dractl, big_tree):
+    args = ("allocate", ".", "-i", "builtin:example-gpu", "-o", "json", "--no-config")
+    one = dractl(*args, "--jobs", "1", cwd=big_tree)
+    two = dractl(*args, "--jobs", "2", cwd=big_tree)
+    assert one.code == two.code == 1
+    assert one.out == two.out
+
+
+def test_default_jobs_and_bad_values(dractl, big_tree):
+    assert parallel.default_jobs() >= 1
+    assert dractl("validate", ".", "-o", "json", "--no-config", cwd=big_tree).code == 1
+    bad = dractl("validate", ".", "--jobs", "-1", cwd=big_tree)
+    assert bad.code == 2 and "Traceback" not in bad.err
+
+
+def test_a_worker_failure_falls_back_to_this_process(big_tree, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from dractl.api.versions import parse_feature_gates
+    from dractl.load.limits import Limits
+
+    monkeypatch.chdir(big_tree)
+    gates = parse_feature_gates("", "1.37")
+    expected = parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=1)
+
+    class Broken:
+        def __init__(self, *a, **k):
+            pass
+
+        def submit(self, *a, **k):
+            raise BrokenProcessPool("no workers here")
+
+        def shutdown(self, *a, **k):
+            pass
+
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", Broken)
+    run = parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=4)
+    assert run.validated.findings == expected.validated.findings
+
+
+class _FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_slow_runs(big_tree, monkeypatch):
+    from dractl.api.versions import parse_feature_gates
+    from dractl.load.limits import Limits
+
+    monkeypatch.chdir(big_tree)
+    gates = parse_feature_gates("", "1.37")
+    # piped stderr: nothing, however slow
+    piped = io.StringIO()
+    monkeypatch.setattr("sys.stderr", piped)
+    monkeypatch.setattr(parallel, "PROGRESS_AFTER", 0.0)
+    parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=1, progress=True)
+    assert piped.getvalue() == ""
+    # a terminal and a slow run: a bar that cleans up after itself
+    tty = _FakeTTY()
+    monkeypatch.setattr("sys.stderr", tty)
+    monkeypatch.delenv("TERM", raising=False)
+    parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=1, progress=True)
+    assert "validating" in tty.getvalue() and "files" in tty.getvalue()
+    # a terminal, but a fast run: nothing
+    quick = _FakeTTY()
+    monkeypatch.setattr("sys.stderr", quick)
+    monkeypatch.setattr(parallel, "PROGRESS_AFTER", 3600.0)
+    parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=1, progress=True)
+    assert quick.getvalue() == ""
