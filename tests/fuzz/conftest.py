@@ -1,0 +1,26 @@
+"""Fuzzing budget and the count of cases run (printed at the end of the session).
+
+Default: a bounded run for CI (the whole fuzz + hostile suite well under 90 s on 2 cores),
+deterministic (derandomized) so CI never fails at random on an old bug. A longer, random run:
+
+    DRACTL_FUZZ_EXAMPLES=5000 python -m pytest tests/fuzz -q
+
+(the number is the examples per fuzz test; DRACTL_FUZZ_SEED=N picks a seed).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+CASES: Counter = Counter()
+
+
+def pytest_terminal_summary(terminalreporter):
+    if CASES:
+        total = sum(CASES.values())
+        detail = ", ".join(f"{k}: {v}" for k, v in sorted(CASES.items()))
+        terminalreporter.write_line(f"dractl fuzz: {total} cases run ({detail})")
