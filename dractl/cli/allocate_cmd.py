@@ -73,7 +73,7 @@ def run_dry_run(paths, s: common.Settings, node, node_order, timeout, simulate_c
 
 
 def allocate(
-    paths: List[str] = typer.Argument(None, metavar="PATH...",
+    paths: List[str] = typer.Argument(None, metavar="PATH",
                                       help="Manifests: files, directories (recursive) or - for stdin."),
     inventory: Optional[List[str]] = typer.Option(
         None, "--inventory", "-i", metavar="PATH|builtin:NAME", autocompletion=common.complete_inventory,

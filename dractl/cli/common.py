@@ -140,26 +140,7 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
 
 
 def all_codes():
-    """The whole finding-code table. Codes are registered when their module is imported, so
-    import every module of the stages that register codes (the same table whatever this
-    process happened to import before)."""
-    import importlib
-    import pkgutil
-
-    for package in ("dractl.load", "dractl.validate", "dractl.simulate"):
-        try:
-            pkg = importlib.import_module(package)
-        except Exception:  # noqa: BLE001 - a broken module must not break `dractl codes`
-            continue
-        for info in pkgutil.walk_packages(pkg.__path__, package + "."):
-            try:
-                importlib.import_module(info.name)
-            except Exception:  # noqa: BLE001
-                continue
-    try:
-        importlib.import_module("dractl.downward")
-    except Exception:  # noqa: BLE001
-        pass
+    """The whole finding-code table (loaded lazily: it imports every checking module)."""
     from dractl.report.codes import load_all_codes
 
     return load_all_codes()

@@ -23,7 +23,7 @@ class EnvFormat(str, Enum):
 
 
 def env(
-    paths: List[str] = typer.Argument(None, metavar="PATH...",
+    paths: List[str] = typer.Argument(None, metavar="PATH",
                                       help="Manifests: files, directories (recursive) or - for stdin."),
     inventory: Optional[List[str]] = typer.Option(None, "--inventory", "-i", metavar="PATH|builtin:NAME",
                                                   autocompletion=common.complete_inventory,
@@ -91,8 +91,9 @@ def env(
 
 
 def _print_text(console, validated, pods) -> None:
-    if validated.findings:
-        print_findings(console, validated.findings)
+    shown = [f for f in validated.findings if f.severity != "info"]  # info: machine formats only
+    if shown:
+        print_findings(console, shown)
         console.print()
     if not pods:
         console.print("no env var uses resourceSliceAttributeRef")

@@ -12,7 +12,7 @@ from dractl.cli import common, outputs
 from dractl.cli.parallel import validate_paths
 from dractl.report import findings_json
 from dractl.report.findings_text import print_findings, summary_line
-from dractl.validate.findings import ERROR, WARNING
+from dractl.validate.findings import ERROR, INFO, WARNING
 
 
 class ValidateFormat(str, Enum):
@@ -24,7 +24,7 @@ class ValidateFormat(str, Enum):
 
 
 def validate(
-    paths: List[str] = typer.Argument(..., metavar="PATH...",
+    paths: List[str] = typer.Argument(..., metavar="PATH",
                                       help="Files, directories (recursive) or - for stdin."),
     output: ValidateFormat = typer.Option(ValidateFormat.text, "--output", "-o",
                                           help="Output format: text, json, junit (JUnit XML), "
@@ -69,7 +69,7 @@ def validate(
 
     def render_text(console) -> None:
         print_findings(console, findings, quiet=quiet)
-        if findings and not quiet:
+        if not quiet and any(f.severity != INFO for f in findings):  # info: machine formats only
             console.print()
         console.print(summary_line(run.files, run.documents_read, errors, warnings))
 

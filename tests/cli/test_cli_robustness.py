@@ -66,3 +66,29 @@ def test_broken_pipe_is_quiet(tmp_path):
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
     assert "Traceback" not in proc.stderr and "Error" not in proc.stderr, proc.stderr
+
+
+def test_pre_commit_hooks_run(dractl, tmp_path):
+    import yaml
+
+    from cli_helpers import REPO
+
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert {h["id"] for h in hooks} == {"dractl-validate", "dractl-allocate"}
+    (tmp_path / "ok.yaml").write_text(CLAIM_OK)
+    for hook in hooks:
+        assert hook["language"] == "python" and hook["require_serial"] is True
+        argv = hook["entry"].split()
+        assert argv[0] == "dractl"
+        extra = ["--inventory", "builtin:example-gpu"] if argv[1] == "allocate" else []
+        result = dractl(*argv[1:], *extra, "ok.yaml", cwd=tmp_path)  # pre-commit appends file names
+        assert result.code == 0, (hook["id"], result.out, result.err)
+
+
+def test_codes_formats(dractl):
+    text = dractl("codes").out
+    table = json.loads(dractl("codes", "-o", "json").out)
+    markdown = dractl("codes", "-o", "markdown").out.splitlines()
+    assert len(table) == len(text.splitlines()) == len(markdown) - 2
+    assert {"DRA0001", "DRA5001"} <= {row["code"] for row in table}
+    assert markdown[0].startswith("| Code |")

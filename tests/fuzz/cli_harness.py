@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from unittest import mock
@@ -29,6 +30,7 @@ TRACEBACK = "Traceback (most recent call last)"
 INTERNAL = "internal error"
 ALLOWED_EXIT = {0, 1, 2}
 TIMED_OUT = -9
+CASES: Counter = Counter()  # fuzz cases run, per test (printed by tests/fuzz/conftest.py)
 # What must never reach a terminal or a CI log raw from a manifest: C0/C1 controls (ESC, BEL,
 # CR, backspace, CSI, NEL...), DEL, Unicode bidi controls and line/paragraph separators.
 UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -170,7 +172,7 @@ def dractl_command() -> list[str]:
 
 
 def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dict | None = None,
-                   cwd=None, preexec_fn=None) -> Run:
+                   cwd=None, preexec_fn=None, stdin_file=None) -> Run:
     """The installed `dractl` entry point as a real process (no DRACTL_DEBUG).
 
     Output goes to files (no pipe can fill up), the child's peak memory comes from wait4(),
@@ -184,7 +186,7 @@ def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dic
         fin.write(stdin)
         fin.seek(0)
         start = time.perf_counter()
-        proc = subprocess.Popen(dractl_command() + args, stdin=fin, stdout=fout, stderr=ferr,
+        proc = subprocess.Popen(dractl_command() + args, stdin=stdin_file or fin, stdout=fout, stderr=ferr,
                                 env=full_env, cwd=cwd, preexec_fn=preexec_fn)
         deadline = start + timeout
         while True:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-CASES: Counter = Counter()
+from cli_harness import CASES  # noqa: E402
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -1,12 +1,10 @@
 """CEL selectors through the API-server rules, with dractl's real CEL layer (dractl.cel).
 
-Skipped while the CEL layer is not marked ready (dractl/cel/READY); the glue itself is covered with
-a fake compiler in test_rule_table.py (DRA1901/DRA1902).
+The glue itself is also covered with a fake compiler in test_rule_table.py (DRA1901/DRA1902).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -15,10 +13,6 @@ from dractl.api.versions import FeatureGates
 from dractl.validate.rules import RuleContext, check_document, common
 from rules_manifests import CLASS, TAINT_RULE, claim, edit
 
-pytestmark = pytest.mark.skipif(
-    not (Path(dractl.cel.__file__).parent / "READY").exists()
-    or not hasattr(dractl.cel, "check_expression"),
-    reason="dractl.cel is not ready yet")
 
 EXPENSIVE = "[1,2,3,4,5,6,7,8,9,10].all(x, " * 7 + "int('1'.find('[0-9]*')) < 100" + ")" * 7
 
