@@ -39,7 +39,7 @@ def resolve_inventory(values: list[str], aliases: dict[str, str] | None = None) 
             name = value[len("builtin:"):]
             try:
                 path = str(inventory_path(name))
-            except KeyError:
+            except (KeyError, OSError, ValueError):
                 names = ", ".join(n for n, _ in list_inventories())
                 raise common.UsageError(f"--inventory: no built-in inventory {name!r} "
                                         f"(available: {names})") from None

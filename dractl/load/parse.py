@@ -64,12 +64,16 @@ def parse_source(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> Par
             problem(C_DEPTH, ERROR, f"nesting is deeper than the limit of {limits.max_depth} levels; "
                     "file not parsed")
             return out
+    # The per-document shape walk (alias expansion, depth) is only needed when the text could
+    # hold an alias or nest deeper than the limit; most manifests can do neither.
+    check_shape = "&" in text or (text.count("[") + text.count("{") + _max_indent(text)
+                                  > limits.max_depth)
     if name.endswith(".json") or text.lstrip()[:1] in ("{", "["):
-        if _parse_json(text, out, limits):
+        if _parse_json(text, out, limits, check_shape):
             return out
         # Not JSON after all (e.g. a YAML flow mapping spread over documents): read it as YAML.
         out.findings.clear()
-    _parse_yaml(text, out, limits)
+    _parse_yaml(text, out, limits, check_shape)
     if out.raw_documents == 0 and not out.findings:
         problem(C_EMPTY, WARNING, "file holds no documents")
     return out
@@ -216,7 +220,7 @@ class _JsonDuplicate(Exception):
     pass
 
 
-def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
+def _parse_json(text: str, out: ParsedSource, limits: Limits, check_shape: bool = True) -> bool:
     duplicates: list[str] = []
 
     def pairs(items):
@@ -252,7 +256,7 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
     for key in duplicates:
         out.findings.append(Finding(ERROR, C_DUPLICATE, f'duplicate field "{key}"', file=out.name,
                                     line=1, column=1))
-    _add_document(out, value, positions, 0, 1, 1, limits, check_shape=True)
+    _add_document(out, value, positions, 0, 1, 1, limits, check_shape=check_shape)
     return True
 
 
@@ -263,9 +267,9 @@ _NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
-def _parse_yaml(text: str, out: ParsedSource, limits: Limits) -> None:
+def _parse_yaml(text: str, out: ParsedSource, limits: Limits, check_shape: bool = True) -> None:
     if _NOT_PRINTABLE.search(text) is None:
-        error_line = _parse_yaml_segment(text, 0, out, limits)
+        error_line = _parse_yaml_segment(text, 0, out, limits, check_shape)
         if error_line is None:
             return
         first = max(error_line, 1)   # go on with the documents after the broken one
@@ -281,7 +285,7 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits) -> None:
         chunk = "\n".join(lines[lo:hi])
         bad = _NOT_PRINTABLE.search(chunk)
         if bad is None:
-            _parse_yaml_segment(chunk, lo, out, limits)
+            _parse_yaml_segment(chunk, lo, out, limits, check_shape)
             continue
         line0 = chunk.count("\n", 0, bad.start())
         column = bad.start() - (chunk.rfind("\n", 0, bad.start()) + 1) + 1
@@ -291,7 +295,8 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits) -> None:
         out.raw_documents += 1
 
 
-def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Limits) -> int | None:
+def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Limits,
+                        check_shape: bool = True) -> int | None:
     """Parse one segment; returns the absolute 0-based line of a syntax error, or None."""
     positions = PositionIndex(segment, offset)
     loader = ManifestLoader(segment)
@@ -316,6 +321,7 @@ def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Li
                 out.findings.append(Finding(ERROR, C_SYNTAX, str(exc).splitlines()[0],
                                             file=out.name, line=offset + 1, column=1))
                 return offset
+            positions.doc_lines.append(node.start_mark.line)
             line = node.start_mark.line + 1 + offset
             column = node.start_mark.column + 1
             before = len(loader.duplicates)
@@ -343,7 +349,7 @@ def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Li
                     f'{dup.first_line + offset})', file=out.name, line=dup.line + offset,
                     column=dup.column))
             _add_document(out, value, positions, index, line, column, limits,
-                          check_shape=True)
+                          check_shape=check_shape)
             index += 1
     finally:
         loader.dispose()

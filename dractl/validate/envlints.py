@@ -43,6 +43,14 @@ def _get(obj: Any, path: Sequence) -> Any:
     return obj
 
 
+def _str(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _mentions(expressions: list[str], attribute: str, driver_hint: str | None = None) -> bool:
     """Does any selector name the attribute? (`has(...x)`, `"x" in ...`, `...x == ...` all imply
     that a device without it is not selected or makes the selector fail.)"""
@@ -53,7 +61,7 @@ def _mentions(expressions: list[str], attribute: str, driver_hint: str | None = 
 
 def _selector_exprs(selectors: Any) -> list[str]:
     out = []
-    for s in selectors or []:
+    for s in _list(selectors):
         expr = _get(s, ("cel", "expression"))
         if isinstance(expr, str):
             out.append(expr)
@@ -64,29 +72,30 @@ def check_env_refs(docs: Sequence[dict]) -> list[tuple[int, Finding]]:
     """(document index, finding) for every env-ref lint."""
     templates, claims, classes = {}, {}, {}
     for d in docs:
-        kind = d.get("kind")
+        kind = _str(d.get("kind"))
         meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
-        ns, name = meta.get("namespace") or "default", meta.get("name")
+        ns, name = _str(meta.get("namespace")) or "default", _str(meta.get("name"))
         if kind == "ResourceClaimTemplate":
-            templates[(ns, name)] = _get(to_v1(d), ("spec", "spec")) or {}
+            templates[(ns, name)] = _get(to_v1(d), ("spec", "spec"))
         elif kind == "ResourceClaim":
-            claims[(ns, name)] = _get(to_v1(d), ("spec",)) or {}
+            claims[(ns, name)] = _get(to_v1(d), ("spec",))
         elif kind == "DeviceClass":
             classes[name] = _selector_exprs(_get(d, ("spec", "selectors")))
     out: list[tuple[int, Finding]] = []
     for index, d in enumerate(docs):
-        spec_path = _POD_SPEC_PATHS.get(d.get("kind"))
+        spec_path = _POD_SPEC_PATHS.get(_str(d.get("kind")))
         spec = _get(d, spec_path) if spec_path else None
         if not isinstance(spec, dict):
             continue
-        ns = _get(d, ("metadata", "namespace")) or "default"
-        pod_claims = {c.get("name"): c for c in spec.get("resourceClaims") or [] if isinstance(c, dict)}
+        ns = _str(_get(d, ("metadata", "namespace"))) or "default"
+        pod_claims = {_str(c.get("name")): c for c in _list(spec.get("resourceClaims"))
+                      if isinstance(c, dict)}
         for section in ("initContainers", "containers"):
-            for ci, container in enumerate(spec.get(section) or []):
+            for ci, container in enumerate(_list(spec.get(section))):
                 if not isinstance(container, dict):
                     continue
                 seen: dict[str, int] = {}
-                for ei, env in enumerate(container.get("env") or []):
+                for ei, env in enumerate(_list(container.get("env"))):
                     if not isinstance(env, dict):
                         continue
                     base = spec_path + (section, ci, "env", ei)
@@ -108,17 +117,17 @@ def check_env_refs(docs: Sequence[dict]) -> list[tuple[int, Finding]]:
 def _check_ref(ref: dict, path: tuple, ns: str, pod_claims: dict, templates: dict, claims: dict,
                classes: dict) -> list[Finding]:
     attribute, request_name = ref.get("attribute"), ref.get("requestName")
-    entry = pod_claims.get(ref.get("claimName"))
+    entry = pod_claims.get(_str(ref.get("claimName")))
     if not isinstance(attribute, str) or not isinstance(request_name, str) or entry is None:
         return []  # malformed references are reported by the reference checks
     if entry.get("resourceClaimTemplateName"):
-        claim_spec = templates.get((ns, entry["resourceClaimTemplateName"]))
+        claim_spec = templates.get((ns, _str(entry["resourceClaimTemplateName"])))
     else:
-        claim_spec = claims.get((ns, entry.get("resourceClaimName")))
+        claim_spec = claims.get((ns, _str(entry.get("resourceClaimName"))))
     if not isinstance(claim_spec, dict):
         return []
     base, _, sub = request_name.partition("/")
-    request = next((r for r in _get(claim_spec, ("devices", "requests")) or []
+    request = next((r for r in _list(_get(claim_spec, ("devices", "requests")))
                     if isinstance(r, dict) and r.get("name") == base), None)
     if request is None:
         return []
@@ -127,12 +136,12 @@ def _check_ref(ref: dict, path: tuple, ns: str, pod_claims: dict, templates: dic
     if isinstance(exactly, dict):
         alternatives = [(base, exactly)]
     else:
-        alternatives = [(f"{base}/{s.get('name')}", s) for s in request.get("firstAvailable") or []
+        alternatives = [(f"{base}/{s.get('name')}", s) for s in _list(request.get("firstAvailable"))
                         if isinstance(s, dict) and (not sub or s.get("name") == sub)]
     unguarded = []
     domain = None
     for label, alt in alternatives:
-        exprs = _selector_exprs(alt.get("selectors")) + classes.get(alt.get("deviceClassName"), [])
+        exprs = _selector_exprs(alt.get("selectors")) + classes.get(_str(alt.get("deviceClassName")), [])
         if not _mentions(exprs, attribute):
             unguarded.append((label, alt.get("deviceClassName")))
         for e in exprs:

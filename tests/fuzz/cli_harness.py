@@ -172,7 +172,7 @@ def dractl_command() -> list[str]:
 
 
 def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dict | None = None,
-                   cwd=None, preexec_fn=None, stdin_file=None) -> Run:
+                   cwd=None, preexec_fn=None, stdin_file=None, wrapper: list | None = None) -> Run:
     """The installed `dractl` entry point as a real process (no DRACTL_DEBUG).
 
     Output goes to files (no pipe can fill up), the child's peak memory comes from wait4(),
@@ -186,7 +186,7 @@ def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dic
         fin.write(stdin)
         fin.seek(0)
         start = time.perf_counter()
-        proc = subprocess.Popen(dractl_command() + args, stdin=stdin_file or fin, stdout=fout, stderr=ferr,
+        proc = subprocess.Popen((wrapper or []) + dractl_command() + args, stdin=stdin_file or fin, stdout=fout, stderr=ferr,
                                 env=full_env, cwd=cwd, preexec_fn=preexec_fn)
         deadline = start + timeout
         while True:

@@ -85,3 +85,38 @@ def test_first_available_alternatives_must_all_guard():
 def test_duplicate_env_names():
     env = ("    - {name: A, value: '1'}\n    - {name: A, value: '2'}\n")
     assert [(c, f) for _, c, f in lint(pod(env))] == [("DRA6104", "spec.containers[0].env[1].name")]
+
+
+def _mutations(obj, path=()):
+    """Every way of replacing one value in the document by a value of another type."""
+    if isinstance(obj, dict):
+        items = list(obj.items())
+    elif isinstance(obj, list):
+        items = list(enumerate(obj))
+    else:
+        return
+    for key, value in items:
+        for wrong in ([1], 7, None, "x", {"a": [1]}, True):
+            yield path + (key,), wrong
+        yield from _mutations(value, path + (key,))
+
+
+def _replaced(doc, path, value):
+    import copy
+    doc = copy.deepcopy(doc)
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return doc
+
+
+def test_wrong_types_never_raise():
+    request = ("      - name: gpu\n        firstAvailable:\n"
+               "        - {name: a, deviceClassName: gpu, count: 2}\n")
+    docs = [yaml.safe_load(t) for t in (CLASS, template(request), pod(REF % ""))]
+    for i, doc in enumerate(docs):
+        for path, wrong in _mutations(doc):
+            mutated = list(docs)
+            mutated[i] = _replaced(doc, path, wrong)
+            check_env_refs(mutated)  # must not raise

@@ -1,0 +1,92 @@
+"""Byte-level fuzzing of the loader (issue #10, part 1): whatever the bytes, parse_source returns
+findings and never raises, and `dractl validate -` stays clean.
+
+Inputs are real manifests with random byte edits (insert, delete, overwrite, truncate, splice),
+so the parser sees almost-valid YAML and JSON, where its error recovery lives.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cli_harness import CASES, assert_ok, run_inproc
+from dractl.load.limits import Limits
+from dractl.load.parse import parse_source
+from fuzz_mutate import NASTY_STRINGS
+from fuzz_seeds import inventory_docs, inventory_names, scenarios
+from test_fuzz_cli import budget
+
+import yaml
+
+_SEEDS: list[bytes] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_config_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def seeds() -> list[bytes]:
+    if not _SEEDS:
+        for s in scenarios()[::3]:
+            if s.manifests:
+                _SEEDS.append(yaml.safe_dump_all(list(s.manifests), sort_keys=False).encode())
+                _SEEDS.append(json.dumps(s.manifests[0]).encode())
+        for name in inventory_names():
+            _SEEDS.append(yaml.safe_dump_all(list(inventory_docs(name)), sort_keys=False).encode())
+    return _SEEDS
+
+
+_SNIPPETS = [s.encode("utf-8", "surrogatepass") for s in NASTY_STRINGS if len(s) < 100] + [
+    b"\n---\n", b"---", b"...\n", b"&a ", b"*a", b"*b ", b"<<: *a\n", b"!!binary ", b"!!python/object:os.system ",
+    b"!!str ", b"!foo ", b"%YAML 1.1\n", b"%TAG ! tag:x,2000:\n", b"? ", b": ", b"- ", b"{", b"}", b"[",
+    b"]", b"'", b'"', b"|", b">", b"#", b"\t", b"\r", b"\xef\xbb\xbf", b"\xff\xfe", b"\x00",
+    b"\xc3", b"\xed\xa0\x80", b"9" * 5000, b"1e99999", b"0x" + b"f" * 100, b".inf", b"-.nan",
+    b"2001-12-14t21:59:43.10-05:00", b"0o17", b"1_000", b"190:20:30", b"=",
+]
+
+
+@st.composite
+def mutated(draw):
+    data = bytearray(draw(st.sampled_from(seeds())))
+    for _ in range(draw(st.integers(1, 6))):
+        op = draw(st.sampled_from(["insert", "delete", "overwrite", "truncate", "splice", "byte"]))
+        at = draw(st.integers(0, len(data)))
+        if op == "insert":
+            data[at:at] = draw(st.sampled_from(_SNIPPETS))
+        elif op == "delete":
+            del data[at:at + draw(st.integers(1, 40))]
+        elif op == "overwrite":
+            chunk = draw(st.sampled_from(_SNIPPETS))
+            data[at:at + len(chunk)] = chunk
+        elif op == "truncate":
+            del data[at:]
+        elif op == "splice":  # another seed's tail
+            other = draw(st.sampled_from(seeds()))
+            data[at:] = other[draw(st.integers(0, len(other))):]
+        else:
+            data[at:at] = bytes([draw(st.integers(0, 255))])
+    return bytes(data)
+
+
+@budget(400)
+@given(data=mutated(), name=st.sampled_from(["x.yaml", "x.json", "x.yml", "<stdin>"]))
+def test_parse_source_never_raises(data, name):
+    CASES["loader (parse_source)"] += 1
+    parsed = parse_source(name, data, Limits())
+    assert parsed.raw_documents >= 0
+    for f in parsed.findings:
+        assert f.severity in ("error", "warning", "info") and f.code.startswith("DRA")
+        assert f.line >= 0 and f.column >= 0
+
+
+@budget(100)
+@given(data=mutated(), fmt=st.sampled_from(["text", "json"]))
+def test_validate_mutated_bytes(data, fmt):
+    CASES["validate (bytes)"] += 1
+    run = run_inproc(["validate", "-", "-o", fmt], stdin=data, time_limit=20)
+    assert_ok(run, fmt)
