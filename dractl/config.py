@@ -311,7 +311,7 @@ class PathMatcher:
         return rel.replace(os.sep, "/")
 
     def matches(self, name: str) -> bool:
-        if not self._regexes or not name or name.startswith("<"):
+        if not self._regexes or not name or name.startswith(("<", "builtin:")):
             return False
         rel = self.relative(name)
         if rel is None:

@@ -33,6 +33,12 @@ class QuantityError(ValueError):
     pass
 
 
+# Parsed quantities by text: inventories repeat the same few strings thousands of times.
+# Quantity values are never mutated (arithmetic returns new objects), so sharing is safe.
+_PARSED: dict = {}
+_PARSED_MAX = 65536
+
+
 def _round_up_to_nano(value: Fraction) -> Fraction:
     scaled = value / _NANO
     if scaled.denominator == 1:
@@ -54,6 +60,17 @@ class Quantity:
 
     @classmethod
     def parse(cls, text: str) -> "Quantity":
+        if isinstance(text, str) and cls is Quantity:
+            cached = _PARSED.get(text)
+            if cached is None:
+                cached = cls._parse(text)
+                if len(_PARSED) < _PARSED_MAX:
+                    _PARSED[text] = cached
+            return cached
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> "Quantity":
         if not isinstance(text, str):
             if isinstance(text, bool):
                 raise QuantityError(f"quantities must be strings or numbers, not {text!r}")

@@ -11,6 +11,8 @@ Semver follows blang/semver v4 (strict ``Parse``) plus Kubernetes' ``normalize``
 
 from __future__ import annotations
 
+import functools
+
 import re
 from fractions import Fraction
 
@@ -186,7 +188,12 @@ class Semver:
 
     @staticmethod
     def parse(s: str) -> "Semver":
-        """blang/semver v4 ``Parse`` (strict semver 2.0.0)."""
+        """blang/semver v4 ``Parse`` (strict semver 2.0.0); cached, as every device of a
+        driver tends to carry the same version strings (Semver values are never mutated)."""
+        return _parse_semver_cached(s)
+
+    @staticmethod
+    def _parse(s: str) -> "Semver":
         if len(s) == 0:
             raise SemverError("Version string empty")
         parts = s.split(".", 2)
@@ -309,3 +316,8 @@ def _cmp_pr(a, b) -> int:
     if bi:
         return 1
     return (a > b) - (a < b)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_semver_cached(s: str) -> Semver:
+    return Semver._parse(s)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Callable
 
@@ -87,7 +87,6 @@ class Settings:
     exclude: Callable[[str], bool] | None
     force_exclude: bool
     extra_ignore: Callable[[str], frozenset] | None = None
-    sources: dict = field(default_factory=dict)
 
 
 def load_config(config_path: str | None, no_config: bool) -> "Config":

@@ -10,7 +10,6 @@ import io
 import os
 import sys
 import tempfile
-from enum import Enum
 from typing import Callable
 
 import typer
@@ -19,15 +18,6 @@ from rich.console import Console
 from dractl import __version__
 from dractl.cli import common
 from dractl.validate.findings import ERROR, WARNING, Finding
-
-
-class Format(str, Enum):
-    text = "text"
-    json = "json"
-    yaml = "yaml"
-    junit = "junit"
-    sarif = "sarif"
-    github = "github"
 
 
 CI_FORMATS = ("junit", "sarif", "github")

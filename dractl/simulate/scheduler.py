@@ -181,6 +181,7 @@ class Simulation:
         self.nodes = self._build_nodes(slices)
         self.node_alloc = {n.name: allocatable(n.allocatable) for n in self.nodes}
         self.node_requested: dict[str, dict] = {n.name: {} for n in self.nodes}
+        self.node_pods: Counter = Counter()
         self.plan.nodes = [n.name for n in self.nodes]
         self.node_by_name = {n.name: n for n in self.nodes}
         pre_allocated = [c.model for c in self.claims.values() if c.pre_allocated and c.model]
@@ -214,8 +215,13 @@ class Simulation:
 
     def _add_input_claim(self, doc: Document, data: dict, bad: bool) -> None:
         ns = doc.namespace or "default"
-        manifest = copy.deepcopy(data)
-        meta = manifest.setdefault("metadata", {})
+        # Only metadata changes during the run (uid, finalizers); the rest stays shared with the
+        # input and reports copy before printing.
+        manifest = dict(data)
+        meta = manifest["metadata"] = dict(data.get("metadata") or {}) \
+            if isinstance(data.get("metadata"), dict) else {}
+        if isinstance(meta.get("finalizers"), list):
+            meta["finalizers"] = list(meta["finalizers"])
         meta.setdefault("namespace", ns)
         meta.setdefault("uid", uid_for("ResourceClaim", ns, doc.name))
         model = None
@@ -432,6 +438,9 @@ class Simulation:
         signature = self._signature(pod, pending, allocated) + (tuple(sorted(demand.items())),)
         wants_score = any(req.first_available for c in pending for req in c.model.requests)
         exhaustive = wants_score or self.options.node_order != "first"
+        # With only prioritized-list scoring, the first node offering every first alternative wins.
+        best_score = 8 * sum(1 for c in pending for r in c.model.requests if r.first_available) \
+            if wants_score and self.options.node_order == "first" else None
         feasible: list[tuple[SimNode, Any]] = []
         use_frontier = not exhaustive and candidates is self.nodes
         start = self._frontier.get(signature, 0) if use_frontier else 0
@@ -455,6 +464,8 @@ class Simulation:
             feasible.append((node, outcome))
             if not exhaustive:
                 break
+            if best_score is not None and self._dra_score(outcome, pending) == best_score:
+                break  # no node can score higher than this one; the first such node wins anyway
         if use_frontier:
             self._frontier[signature] = frontier
 
@@ -529,6 +540,8 @@ class Simulation:
         ext_dra = tuple(e for e in ext if e.resource not in alloc)
         if any(e.device_class is None or e.count < 0 for e in ext_dra):
             return "cannot fit resource", None
+        if "pods" in alloc and self.node_pods[node.name] + 1 > alloc["pods"]:
+            return "Too many pods", None
         if alloc:
             dra_names = {e.resource for e in ext_dra}
             fit = insufficient({k: v for k, v in demand.items() if k not in dra_names},
@@ -612,24 +625,33 @@ class Simulation:
                 out[resource] = out.get(resource, 0) + amount
         return out
 
+    @staticmethod
+    def _dra_score(attempt, pending: list[ClaimState]) -> int:
+        """1.36+ DynamicResources score: 8 - index of the chosen subrequest, per firstAvailable
+        request (earlier alternatives are better)."""
+        outcome = attempt.outcome if attempt is not None else None
+        if outcome is None:
+            return 0
+        total = 0
+        for claim, alloc in zip(pending, outcome.results):
+            subs = {r.name: r for r in claim.model.requests if r.first_available}
+            if not subs:
+                continue
+            counted = set()
+            for res in alloc.devices:
+                parent, _, sub = res.request.partition("/")
+                if parent in subs and sub and parent not in counted:
+                    counted.add(parent)
+                    names = [s.name for s in subs[parent].first_available]
+                    if sub in names:
+                        total += 8 - names.index(sub)
+        return total
+
     def _choose(self, feasible: list, pending: list[ClaimState]):
         """Among feasible nodes: highest DRA score (prioritized lists, 1.36+), then the node order
         policy, then inventory order (Python's sort is stable)."""
         def score(item) -> int:
-            _, attempt = item
-            outcome = attempt.outcome if attempt is not None else None
-            if outcome is None:
-                return 0
-            total = 0
-            for claim, alloc in zip(pending, outcome.results):
-                subs = {r.name: r for r in claim.model.requests if r.first_available}
-                for res in alloc.devices:
-                    parent, _, sub = res.request.partition("/")
-                    if parent in subs and sub:
-                        names = [s.name for s in subs[parent].first_available]
-                        if sub in names:
-                            total += 8 - names.index(sub)
-            return total
+            return self._dra_score(item[1], pending)
 
         def used(item) -> int:
             return self.node_devices_used[item[0].name]
@@ -697,14 +719,17 @@ class Simulation:
         charge = {k: v for k, v in pod_requests(result.pod.spec).items() if k not in ext_dra}
         for k, v in (attempt.native if attempt is not None else {}).items():
             charge[k] = charge.get(k, 0) + v
+        charge.pop("pods", None)
         used = self.node_requested[node_name]
         for k, v in charge.items():
             used[k] = used.get(k, 0) + v
+        self.node_pods[node_name] += 1
         self._bump(node_name)
 
         def undo():
             for k, v in charge.items():
                 used[k] -= v
+            self.node_pods[node_name] -= 1
             self._bump(node_name)
         self._log(undo)
 

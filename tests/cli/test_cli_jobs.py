@@ -178,3 +178,29 @@ def test_progress_bar_only_on_a_terminal_and_only_for_slow_runs(big_tree, monkey
     monkeypatch.setattr(parallel, "PROGRESS_AFTER", 3600.0)
     parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=1, progress=True)
     assert quick.getvalue() == ""
+
+
+def test_worker_results_carry_no_yaml_nodes(big_tree, monkeypatch):
+    """Results come back from workers without composed YAML nodes (they would dominate the
+    transfer); positions are composed again, on demand, where needed."""
+    import pickle
+    import pickletools
+
+    from dractl.api.versions import parse_feature_gates
+    from dractl.load.limits import Limits
+    from dractl.load.reader import iter_sources
+
+    monkeypatch.chdir(big_tree)
+    items = list(iter_sources(["team-1"], Limits()))
+    result = parallel._check_chunk_in_worker(items, Limits(), parse_feature_gates("", "1.37"),
+                                             frozenset())
+    assert result.findings  # positions were composed for them in the worker
+    data = pickle.dumps(result)
+    modules = {arg for op, arg, _ in pickletools.genops(data)
+               if op.name in ("GLOBAL", "STACK_GLOBAL", "SHORT_BINUNICODE", "BINUNICODE")
+               and isinstance(arg, str) and arg.startswith("yaml")}
+    assert not modules, modules
+    # and locating still works after the round trip
+    back = pickle.loads(data)
+    doc = back.documents[0]
+    assert doc.locate(("metadata",))[0] >= doc.line

@@ -87,12 +87,16 @@ def _without_sarif_rules(text: str) -> str:
 
 
 class _Stream(io.TextIOWrapper):
-    def isatty(self) -> bool:  # like a CI log: never a terminal
-        return False
+    tty = False  # like a CI log unless asked: not a terminal
+
+    def isatty(self) -> bool:
+        return self.tty
 
 
-def _stream(data: bytes = b"") -> _Stream:
-    return _Stream(io.BytesIO(data), encoding="utf-8", errors="surrogateescape", newline="")
+def _stream(data: bytes = b"", tty: bool = False) -> _Stream:
+    stream = _Stream(io.BytesIO(data), encoding="utf-8", errors="surrogateescape", newline="")
+    stream.tty = tty
+    return stream
 
 
 @contextmanager
@@ -124,7 +128,7 @@ def _alarm(seconds: float | None):
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_inproc(args: list, stdin: bytes = b"", time_limit: float | None = 30) -> Run:
+def run_inproc(args: list, stdin: bytes = b"", time_limit: float | None = 30, tty: bool = False) -> Run:
     """`dractl ARGS` through `dractl.cli.app.main` (the console entry point), in this process.
 
     Exceptions that escape main() (it catches everything but BaseException subclasses) are
@@ -132,7 +136,7 @@ def run_inproc(args: list, stdin: bytes = b"", time_limit: float | None = 30) ->
     is interrupted and reported with code TIMED_OUT.
     """
     args = [str(a) for a in args]
-    out, err, inp = _stream(), _stream(), _stream(stdin)
+    out, err, inp = _stream(tty=tty), _stream(tty=tty), _stream(stdin)
     start = time.perf_counter()
     code = None
     with _no_debug_env(), mock.patch.object(sys, "argv", ["dractl", *args]), \

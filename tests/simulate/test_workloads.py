@@ -27,6 +27,32 @@ spec:
 """
 
 
+# One node whose kubelet runs up to 2,000 pods (the kind nodes of builtin:example-gpu run 110,
+# and NodeResourcesFit counts pods), with 16 GPUs of the example driver.
+BIG_NODE = """apiVersion: v1
+kind: Node
+metadata: {name: big, labels: {kubernetes.io/hostname: big}}
+status:
+  allocatable: {cpu: "256", memory: 2Ti, pods: "2000"}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: big-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: big
+  pool: {name: big, generation: 1, resourceSliceCount: 1}
+  devices:
+""" + "".join(f"  - name: gpu-{i}\n" for i in range(16))
+
+
 def job(name: str, pods: int, claim: str, group: str | None = None) -> str:
     scheduling = f"      schedulingGroup: {{podGroupName: {group}}}\n" if group else ""
     return f"""apiVersion: batch/v1
@@ -64,9 +90,9 @@ def statuses(plan):
 
 def test_thousand_pods_in_one_podgroup_share_one_claim(dry_run):
     claims = "  resourceClaims:\n  - {name: gpu, resourceClaimName: shared}\n"
-    text = "---\n".join([SHARED_CLAIM, podgroup("trainers", claims=claims),
+    text = "---\n".join([BIG_NODE, SHARED_CLAIM, podgroup("trainers", claims=claims),
                          job("train", 1000, "{name: gpu, resourceClaimName: shared}", "trainers")])
-    plan = dry_run(text, gates=WORKLOAD_GATES)
+    plan = dry_run(text, inventory=None, gates=WORKLOAD_GATES)
     assert not plan.validation_errors
     assert statuses(plan) == {"Scheduled": 1000}
     shared = next(c for c in plan.claims if c.name == "shared")
@@ -76,8 +102,9 @@ def test_thousand_pods_in_one_podgroup_share_one_claim(dry_run):
 
 
 def test_thousand_pods_without_podgroup_stop_at_256(dry_run):
-    text = "---\n".join([SHARED_CLAIM, job("train", 1000, "{name: gpu, resourceClaimName: shared}")])
-    plan = dry_run(text)
+    text = "---\n".join([BIG_NODE, SHARED_CLAIM,
+                         job("train", 1000, "{name: gpu, resourceClaimName: shared}")])
+    plan = dry_run(text, inventory=None)
     assert statuses(plan) == {"Scheduled": 256, "Unschedulable": 744}
     shared = next(c for c in plan.claims if c.name == "shared")
     assert len(shared.reserved_for) == 256
@@ -86,6 +113,14 @@ def test_thousand_pods_without_podgroup_stop_at_256(dry_run):
     assert reason.code == "DRA5012"
     assert "status.reservedFor: Too many: 257: must have at most 256 items" in reason.message
     assert "PodGroup" in reason.details[0]  # says how to fix it
+
+
+def test_kubelet_pod_capacity_is_respected(dry_run):
+    # The example driver's kind workers run at most 110 pods each (NodeResourcesFit).
+    text = "---\n".join([SHARED_CLAIM, job("train", 120, "{name: gpu, resourceClaimName: shared}")])
+    plan = dry_run(text)
+    assert statuses(plan) == {"Scheduled": 110, "Unschedulable": 10}
+    assert "Too many pods" in next(p for p in plan.pods if p.status != "Scheduled").reasons[-1].message
 
 
 def test_two_podgroups_from_one_template_get_distinct_devices(dry_run):
