@@ -26,7 +26,7 @@ from dractl.load.loader import LoadResult
 from dractl.load.parse import parse_source
 from dractl.load.reader import LoadProblem, Source, iter_sources
 from dractl.validate.findings import ERROR, WARNING, Finding
-from dractl.validate.pipeline import C_INTERNAL, Validated, validate_documents
+from dractl.validate.pipeline import Validated, validate_documents
 
 # Below this many files, worker processes cost more than they save.
 PARALLEL_MIN_FILES = 200
@@ -204,25 +204,8 @@ def _worker_init() -> None:
 
 
 def _check_chunk_in_worker(items, limits, gates, ignore) -> _ChunkResult:
-    result = _check_chunk(items, limits, gates, ignore)
-    seen: set[int] = set()
-    for doc in result.documents:
-        if doc.positions is not None and id(doc.positions) not in seen:
-            seen.add(id(doc.positions))
-            _drop_position_caches(doc.positions)
-    return result
-
-
-# Caches of dractl.load.positions.PositionIndex (composed YAML nodes, split lines): bulky to
-# send back, and rebuilt on demand. test_worker_results_carry_no_yaml_nodes notices new ones.
-# (A PositionIndex.__getstate__ that drops them would make this unnecessary.)
-_POSITION_CACHES = {"_docs": None, "_lines": None, "_by_doc": dict}
-
-
-def _drop_position_caches(positions) -> None:
-    for name, empty in _POSITION_CACHES.items():
-        if name in vars(positions):
-            setattr(positions, name, empty() if callable(empty) else empty)
+    # PositionIndex pickles without its caches (its __getstate__), so results stay small.
+    return _check_chunk(items, limits, gates, ignore)
 
 
 def _make_pool(workers: int):
@@ -332,31 +315,9 @@ def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate)
 
 
 def _cross_document_pairs(documents: list[Document], gates: FeatureGates) -> list[tuple[int, Finding]]:
-    # MIRRORS the cross-document step of dractl.validate.pipeline.validate_documents (reference
-    # checks, then env-ref lints, each guarded); test_parallel_equals_the_plain_pipeline fails
-    # when the two drift apart. To be replaced by a public pipeline function.
-    from dractl.validate.refs import check_references
-    from dractl.validate.rules import RuleContext
+    from dractl.validate.pipeline import cross_document_findings
 
-    ctx = RuleContext(gates=gates, kube_version=gates.version)
-    data = [d.data for d in documents]
-    try:
-        pairs = list(check_references(data, ctx))
-    except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
-        pairs = [(0, _internal("references", exc))]
-    try:
-        from dractl.validate.envlints import check_env_refs
-    except ImportError:
-        return pairs
-    try:
-        pairs += list(check_env_refs(data))
-    except Exception as exc:  # noqa: BLE001
-        pairs.append((0, _internal("env lints", exc)))
-    return pairs
-
-
-def _internal(stage: str, exc: BaseException) -> Finding:
-    return Finding(ERROR, C_INTERNAL, f"internal error in the {stage} check: {type(exc).__name__}: {exc}")
+    return cross_document_findings(documents, gates)
 
 
 def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -> None:
@@ -364,7 +325,7 @@ def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -
 
     if not out.documents:
         return
-    non_blocking = getattr(pipeline, "NON_BLOCKING", frozenset())
+    non_blocking = pipeline.NON_BLOCKING
     pairs = _cross_document_pairs(out.documents, gates)
     kept = [(out.documents[index], f) for index, f in pairs
             if f.code not in ignore_for(out.documents[index].file)]

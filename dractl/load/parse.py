@@ -57,13 +57,11 @@ def parse_source(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> Par
     if not text.strip():
         problem(C_EMPTY, WARNING, "file holds no documents")
         return out
-    bound = _nesting_bound(text)
-    if bound > limits.max_depth * 20:
-        depth = _flow_depth(text)
-        if depth > limits.max_depth or _max_indent(text) > limits.max_depth * 20:
-            problem(C_DEPTH, ERROR, f"nesting is deeper than the limit of {limits.max_depth} levels; "
-                    "file not parsed")
-            return out
+    split_deep = _too_deep(text, limits)
+    if split_deep and (name.endswith(".json") or text.lstrip()[:1] in ("{", "[")):
+        problem(C_DEPTH, ERROR, f"nesting is deeper than the limit of {limits.max_depth} levels; "
+                "file not parsed")
+        return out
     # The per-document shape walk (alias expansion, depth) is only needed when the text could
     # hold an alias or nest deeper than the limit; most manifests can do neither.
     check_shape = "&" in text or (text.count("[") + text.count("{") + _max_indent(text)
@@ -73,7 +71,7 @@ def parse_source(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> Par
             return out
         # Not JSON after all (e.g. a YAML flow mapping spread over documents): read it as YAML.
         out.findings.clear()
-    _parse_yaml(text, out, limits, check_shape)
+    _parse_yaml(text, out, limits, check_shape, split_deep)
     if out.raw_documents == 0 and not out.findings:
         problem(C_EMPTY, WARNING, "file holds no documents")
     return out
@@ -101,6 +99,12 @@ def _decode(data: bytes, name: str, problem) -> str | None:
                 f"{exc.start}", line, column)
         return None
     return text
+
+
+def _too_deep(text: str, limits: Limits) -> bool:
+    """Too deep to hand to the parser (cheap bound first, then the real scans)."""
+    return _nesting_bound(text) > limits.max_depth * 20 and (
+        _flow_depth(text) > limits.max_depth or _max_indent(text) > limits.max_depth * 20)
 
 
 def _nesting_bound(text: str) -> int:
@@ -267,14 +271,15 @@ _NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
-def _parse_yaml(text: str, out: ParsedSource, limits: Limits, check_shape: bool = True) -> None:
-    if _NOT_PRINTABLE.search(text) is None:
+def _parse_yaml(text: str, out: ParsedSource, limits: Limits, check_shape: bool = True,
+                split_deep: bool = False) -> None:
+    if not split_deep and _NOT_PRINTABLE.search(text) is None:
         error_line = _parse_yaml_segment(text, 0, out, limits, check_shape)
         if error_line is None:
             return
         first = max(error_line, 1)   # go on with the documents after the broken one
     else:
-        first = 0                    # libyaml would refuse the whole stream
+        first = 0                    # libyaml would refuse the whole stream, or too deep a part
     # Recovery, one document at a time (kubectl also splits a stream at `---` lines before it
     # decodes anything): a broken document hides none of the others, and the cost stays linear
     # in the size of the file however many documents are broken.
@@ -283,6 +288,12 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits, check_shape: bool 
     for k, lo in enumerate(bounds):
         hi = bounds[k + 1] if k + 1 < len(bounds) else len(lines)
         chunk = "\n".join(lines[lo:hi])
+        if split_deep and _too_deep(chunk, limits):  # this document only, not the whole file
+            out.findings.append(Finding(ERROR, C_DEPTH, f"nesting is deeper than the limit of "
+                                        f"{limits.max_depth} levels; document not parsed",
+                                        file=out.name, line=lo + 1, column=1))
+            out.raw_documents += 1
+            continue
         bad = _NOT_PRINTABLE.search(chunk)
         if bad is None:
             _parse_yaml_segment(chunk, lo, out, limits, check_shape)

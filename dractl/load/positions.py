@@ -30,6 +30,15 @@ class PositionIndex:
         self._lines: list[str] | None = None
         self._by_doc: dict[int, tuple] = {}
 
+    def __getstate__(self) -> dict:
+        # Pickled to worker processes (--jobs): ship the text and document starts, never the
+        # composed YAML nodes, which are large and rebuilt on demand.
+        return {"_text": self._text, "_offset": self._offset, "doc_lines": self.doc_lines,
+                "_docs": None, "_lines": None, "_by_doc": {}}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     def _doc_node(self, doc_index: int):
         """(node, line offset) of one document, composed from its own lines only."""
         cached = self._by_doc.get(doc_index)

@@ -97,7 +97,10 @@ def _walk(root: str, limits: Limits, seen_dirs: set, seen_files: set) -> Iterato
             if stat.S_ISDIR(est.st_mode):
                 if not entry.name.startswith("."):
                     subdirs.append(path)
-            elif stat.S_ISREG(est.st_mode) and entry.name.endswith(MANIFEST_SUFFIXES):
+            elif stat.S_ISREG(est.st_mode) and entry.name.endswith(MANIFEST_SUFFIXES) \
+                    and not entry.name.startswith("."):
+                # Dot-files (.gitlab-ci.yml, .pre-commit-config.yaml, ...) are tool configuration,
+                # not manifests; like dot-directories they are read only when named explicitly.
                 if path not in seen_files:
                     seen_files.add(path)
                     yield _read_file(path, est, limits, explicit=False)

@@ -28,7 +28,7 @@ class SimNode:
     labels: Mapping[str, str]
     taints: tuple[NodeTaint, ...] = ()
     allocatable: Mapping[str, Any] = field(default_factory=dict)
-    from_manifest: bool = True           # False: inferred from a slice's nodeName
+    declared: bool = True                # False: inferred from a slice's nodeName
     unschedulable: bool = False          # cordoned (spec.unschedulable)
     info: NodeInfo = field(init=False)
 
@@ -54,7 +54,7 @@ class SimNode:
 
     @classmethod
     def inferred(cls, name: str) -> "SimNode":
-        return cls(name, {"kubernetes.io/hostname": name}, (), {}, from_manifest=False)
+        return cls(name, {"kubernetes.io/hostname": name}, (), {}, declared=False)
 
 
 def toleration_tolerates(toleration: Mapping[str, Any], taint: NodeTaint) -> bool:

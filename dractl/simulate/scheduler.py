@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass

@@ -7,7 +7,7 @@ document's source positions, so rules never deal with positions themselves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Iterable, Union
 
 ERROR = "error"

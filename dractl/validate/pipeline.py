@@ -85,23 +85,36 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
         _emit(out, doc, found, ignored)
 
     if refs:
-        from dractl.validate.refs import check_references
-        try:
-            pairs = check_references([d.data for d in out.documents], ctx)
-        except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
-            pairs = [(0, _internal("references", exc))] if out.documents else []
-        from dractl.validate.envlints import check_env_refs
-        try:
-            pairs = list(pairs) + check_env_refs([d.data for d in out.documents])
-        except Exception as exc:  # noqa: BLE001
-            pairs = list(pairs) + ([(0, _internal("env lints", exc))] if out.documents else [])
         by_doc: dict[int, list[Finding]] = {}
-        for index, finding in pairs:
+        for index, finding in cross_document_findings(out.documents, gates):
             by_doc.setdefault(index, []).append(finding)
         for index, found in by_doc.items():
             _emit(out, out.documents[index], found, ignored)
     out.findings.sort(key=Finding.sort_key)
     return out
+
+
+def cross_document_findings(documents: list[Document], gates: FeatureGates) -> list[tuple[int, Finding]]:
+    """The checks that need every document at once: references between objects, then dractl's
+    env-ref lints. (index into documents, finding); each check guarded on its own."""
+    from dractl.validate.envlints import check_env_refs
+    from dractl.validate.refs import check_references
+    from dractl.validate.rules import RuleContext
+
+    if not documents:
+        return []
+    ctx = RuleContext(gates=gates, kube_version=gates.version)
+    data = [d.data for d in documents]
+    pairs: list[tuple[int, Finding]] = []
+    for stage, check in (("references", lambda: check_references(data, ctx)),
+                         ("env lints", lambda: check_env_refs(data))):
+        try:
+            pairs.extend(check())
+        except RecursionError:
+            pairs.append((0, Finding(ERROR, "DRA0011", "a document nests too deeply to check")))
+        except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
+            pairs.append((0, _internal(stage, exc)))
+    return pairs
 
 
 def _guarded(stage: str, doc: Document, check) -> list[Finding]:

@@ -154,6 +154,7 @@ def test_directory_walk_sorted_recursive_and_symlink_loop(tmp_path):
     (tmp_path / "b" / "notes.txt").write_text("ignored")
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "x.yaml").write_text(POD)
+    (tmp_path / ".gitlab-ci.yml").write_text("stages: [lint]\n")  # tool config, not a manifest
     os.symlink(tmp_path, tmp_path / "b" / "loop")
     result = load_paths([str(tmp_path)])
     assert [d.name for d in result.documents] == ["first", "second", "third"]
