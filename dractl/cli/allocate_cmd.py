@@ -9,9 +9,6 @@ from typing import List, Optional
 import typer
 
 from dractl.cli import common, outputs
-from dractl.cli.parallel import validate_paths
-from dractl.report import findings_json, plan_json, plan_text, plan_yaml
-from dractl.validate.findings import Finding
 
 
 class AllocateFormat(str, Enum):
@@ -54,6 +51,8 @@ def resolve_inventory(values: list[str], aliases: dict[str, str] | None = None) 
 def run_dry_run(paths, s: common.Settings, node, node_order, timeout, simulate_controllers,
                 lenient_env=False, progress=False):
     """Load + validate (in parallel when it pays) the inventory and the manifests, then simulate."""
+    from dractl.cli.parallel import validate_paths
+
     from dractl.simulate.scheduler import Options, simulate
 
     aliases: dict[str, str] = {}
@@ -116,6 +115,9 @@ def allocate(
     status: 0 everything scheduled/allocated, 1 something unschedulable, unsatisfiable or
     invalid (with --golden: the output differs from FILE), 2 usage error or unreadable input.
     """
+    from dractl.report import findings_json, plan_json, plan_text, plan_yaml
+    from dractl.validate.findings import Finding
+
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
     if timeout <= 0:

@@ -11,9 +11,6 @@ from rich.text import Text
 
 from dractl.cli import common, outputs
 from dractl.cli.allocate_cmd import NodeOrder, run_dry_run
-from dractl.downward import env_refs
-from dractl.report import findings_json
-from dractl.report.findings_text import print_findings
 from dractl.report.sanitize import safe_line
 
 
@@ -51,6 +48,9 @@ def env(
     Exit status: 0 every reference resolved, 1 a reference fails (the container would not
     start) or a pod with references is not scheduled, 2 usage error.
     """
+    from dractl.downward import env_refs
+    from dractl.report import findings_json
+
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         exclude=exclude, max_file_size=max_file_size, jobs=jobs)
@@ -91,6 +91,8 @@ def env(
 
 
 def _print_text(console, validated, pods) -> None:
+    from dractl.report.findings_text import print_findings
+
     shown = [f for f in validated.findings if f.severity != "info"]  # info: machine formats only
     if shown:
         print_findings(console, shown)

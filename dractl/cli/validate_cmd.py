@@ -9,10 +9,6 @@ from typing import List, Optional
 import typer
 
 from dractl.cli import common, outputs
-from dractl.cli.parallel import validate_paths
-from dractl.report import findings_json
-from dractl.report.findings_text import print_findings, summary_line
-from dractl.validate.findings import ERROR, INFO, WARNING
 
 
 class ValidateFormat(str, Enum):
@@ -52,6 +48,11 @@ def validate(
     Exit status: 0 no errors, 1 errors found (warnings too with --strict) or, with --golden, the
     output differs from FILE; 2 usage error or unreadable input.
     """
+    from dractl.cli.parallel import validate_paths
+    from dractl.report import findings_json
+    from dractl.report.findings_text import print_findings, summary_line
+    from dractl.validate.findings import ERROR, INFO, WARNING
+
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
