@@ -46,17 +46,27 @@ def claim_objects(plan: Plan) -> list[dict]:
     return out
 
 
+def _mapping(obj: dict, key: str) -> dict:
+    """obj[key], to add fields to; a wrong-typed value (an invalid manifest) becomes a mapping."""
+    if not isinstance(obj.get(key), dict):
+        obj[key] = {}
+    return obj[key]
+
+
+def _status(obj: dict) -> dict:
+    return dict(obj["status"]) if isinstance(obj.get("status"), dict) else {}
+
+
 def pod_objects(plan: Plan) -> list[dict]:
     out = []
     for p in plan.pods:
         obj = copy.deepcopy(p.pod.manifest)
-        meta = obj.setdefault("metadata", {})
+        meta = _mapping(obj, "metadata")
         meta.setdefault("namespace", p.pod.namespace)
         meta["uid"] = p.pod.uid
-        spec = obj.setdefault("spec", {})
         if p.status == SCHEDULED and p.node:
-            spec["nodeName"] = p.node
-        status = dict(obj.get("status") or {})
+            _mapping(obj, "spec")["nodeName"] = p.node
+        status = _status(obj)
         for key in ("resourceClaimStatuses", "extendedResourceClaimStatus"):
             if p.pod.status.get(key):
                 status[key] = copy.deepcopy(p.pod.status[key])
@@ -78,7 +88,7 @@ def group_objects(plan: Plan) -> list[dict]:
         if not g.standalone or not g.claim_statuses or g.source is None:
             continue
         obj = copy.deepcopy(g.source.data)
-        status = dict(obj.get("status") or {})
+        status = _status(obj)
         status["resourceClaimStatuses"] = [{"name": n, "resourceClaimName": c}
                                            for n, c in g.claim_statuses.items()]
         obj["status"] = status

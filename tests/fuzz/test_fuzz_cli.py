@@ -25,7 +25,7 @@ LONG = int(os.environ.get("DRACTL_FUZZ_EXAMPLES", "0") or 0)
 SEED = os.environ.get("DRACTL_FUZZ_SEED")
 # A single run of a few mutated documents takes ~20 ms; a mutation may grow a list to 5,000
 # items. Far above anything legitimate, far below "hangs".
-RUN_LIMIT = 20.0
+RUN_LIMIT = 30.0
 
 
 def budget(default: int):

@@ -1,0 +1,54 @@
+"""A `.dractl.yaml` arrives with the pull request like any manifest: hostile content in it ends
+in a clear usage error (exit status 2), never a crash or a hang."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli_harness import assert_ok, run_inproc, run_subprocess
+
+GOOD = b"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Not_A_Name}\n"
+
+CONFIGS = {
+    "alias-bomb": b"exclude: &a [x, x, x, x, x, x, x, x, x, x]\nignore: [*a, *a, *a, *a, *a]\n",
+    "deep": b"x: " + b"[" * 10_000 + b"]" * 10_000 + b"\n",
+    "binary": bytes(range(256)) * 10,
+    "latin-1": "exclude: [café]\n".encode("latin-1"),
+    "control": b"exclude: [\"\x1b[31m\"]\n",
+    "not-a-map": b"- a\n- b\n",
+    "wrong-types": b"kubeVersion: [1]\nstrict: maybe\nignore: 5\n",
+    "huge": b"ignore: [" + b"DRA0001," * 200_000 + b"DRA0001]\n",
+    "big-int": b"kubeVersion: " + b"9" * 5000 + b"\n",
+    "bad-globs": b"exclude: ['[', '[!', 'a[]b', '\\\\', '**/**', '']\n",
+    "escape-in-gate": b"featureGates: {\"\\e[31mX\": true}\n",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
+        "dractl/config.py load_config: yaml.safe_load of an integer over 4300 digits raises "
+        "ValueError (not YAMLError) -> 'internal error' instead of a usage error")))
+    if n == "big-int" else n for n in sorted(CONFIGS)])
+def test_hostile_config_file(tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".dractl.yaml").write_bytes(CONFIGS[name])
+    (tmp_path / "m.yaml").write_bytes(GOOD)
+    for command in (["validate", "m.yaml"], ["allocate", "m.yaml"], ["env", "m.yaml"]):
+        run = run_inproc(command, time_limit=20)
+        assert_ok(run)
+        assert run.code in (1, 2)
+
+
+@pytest.mark.xfail(strict=True, reason="dractl/config.py glob_regex turns each `**/` of an "
+                   "exclude/perPathIgnore glob into `(?:[^/]+/)*` and matches with Python's "
+                   "backtracking `re`: 10 of them against a 25-level path take ~16 s per file, "
+                   "12 take hours (also `*a*a*a...`); RE2 (already a dependency) would be linear")
+def test_catastrophic_glob_in_config(tmp_path):
+    deep = tmp_path.joinpath(*["a"] * 25)
+    deep.mkdir(parents=True)
+    (deep / "b.yaml").write_bytes(GOOD)
+    (tmp_path / ".dractl.yaml").write_text("exclude: ['" + "**/" * 12 + "nomatch.yaml', '"
+                                           + "*a" * 14 + "z']\n")
+    run = run_subprocess(["validate", "a"], cwd=tmp_path, timeout=5)
+    assert_ok(run)
+    assert run.code == 1
