@@ -87,6 +87,19 @@ def test_fifo_in_a_directory_is_reported(tmp_path):
     assert [(os.path.basename(f["file"]), f["code"]) for f in findings(run)] == [("pipe.yaml", "DRA0013")]
 
 
+@pytest.mark.parametrize("field", ["metadata: null", "metadata: [x]", "status: [1]", "status: abc",
+                                   "spec: null"])
+def test_allocate_yaml_with_wrong_typed_pod_fields(field):
+    """Was (report/plan_yaml.py): `metadata: null` on a Pod -> AttributeError in -o yaml."""
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+            "spec: {containers: [{name: c, image: x}]}\n")
+    key = field.split(":")[0]
+    text = "\n".join(l for l in text.splitlines() if not l.startswith(key + ":")) + "\n" + field + "\n"
+    run = run_inproc(["allocate", "-", "-i", "builtin:example-gpu", "-o", "yaml"], stdin=text.encode())
+    assert_ok(run, "yaml")
+    assert run.out.count("kind: Pod") == 1
+
+
 # ---- reported: simulate/ -----------------------------------------------------------------------
 
 # Was: simulate/scheduler.py _add_input_claim called metadata.setdefault on a ResourceClaim whose
