@@ -82,7 +82,7 @@ _dractl_candidates() {
                 --max-file-size) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --lenient --node --kube-version --feature-gates --ignore --exclude -j --jobs --config --no-config --max-file-size --no-color -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --lenient --metadata --node --kube-version --feature-gates --ignore --exclude -j --jobs --config --no-config --max-file-size --no-color -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi

@@ -271,7 +271,7 @@ _dractl() {
             '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), junit, sarif or github.]:output:(text json yaml junit sarif github)' \
             '--node[Place everything on this node only.]:node: ' \
             '--node-order[Which feasible node wins: the first in inventory order, or the one with the fewest / most allocated devices.]:node-order:(first least-allocated most-allocated)' \
-            '--explain[Per-node, per-request reasoning for this pod (name, namespace/name, or * for all).]:explain: ' \
+            '--explain[Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).]:explain: ' \
             '--timeout[Seconds the allocator may search per pod and node (kube-scheduler'\''s filterTimeout).]:timeout: ' \
             '--no-controller-simulation[Do not create claims from templates (report '\''ResourceClaim not created yet'\'').]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
@@ -295,6 +295,7 @@ _dractl() {
             '*'{-i,--inventory}'[Cluster state (repeatable).]:inventory:_dractl_inventory' \
             '(-o --output)'{-o,--output}'[Output format.]:output:(text json)' \
             '--lenient[Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).]' \
+            '--metadata[Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).]' \
             '--node[Place everything on this node only.]:node: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \

@@ -85,9 +85,10 @@ def allocate(
     node_order: NodeOrder = typer.Option(NodeOrder.first, "--node-order",
                                          help="Which feasible node wins: the first in inventory "
                                               "order, or the one with the fewest / most allocated devices."),
-    explain: Optional[str] = typer.Option(None, "--explain", metavar="POD",
-                                          help="Per-node, per-request reasoning for this pod "
-                                               "(name, namespace/name, or * for all)."),
+    explain: Optional[str] = typer.Option(None, "--explain", metavar="POD|CLAIM",
+                                          help="Per-node, per-request, per-device reasoning for "
+                                               "this pod, or for the pods using this claim (name, "
+                                               "namespace/name, or * for all)."),
     timeout: float = typer.Option(10.0, "--timeout", help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     no_controller_simulation: bool = typer.Option(

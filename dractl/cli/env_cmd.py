@@ -30,6 +30,10 @@ def env(
                                  help="Skip devices that lack the attribute instead of failing "
                                       "(the first revision of the design; the default follows the "
                                       "kubelet-faithful later revision)."),
+    metadata: bool = typer.Option(False, "--metadata",
+                                  help="Instead of env vars, print the KEP-5304 device metadata "
+                                       "files each container would see (path and predicted JSON "
+                                       "content; the real content comes from the driver)."),
     node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
@@ -57,6 +61,11 @@ def env(
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     loaded, validated, plan = run_dry_run(paths or [], s, node, NodeOrder.first, 10.0, True, lenient)
+    if metadata:
+        _metadata_view(plan, validated, output)
+        for message in loaded.usage_errors:
+            typer.echo(f"dractl: {message}", err=True)
+        raise typer.Exit(2 if loaded.usage_errors or loaded.io_errors else 0)
     pods = []
     failed = False
     for p in plan.pods:
@@ -88,6 +97,43 @@ def env(
     if loaded.usage_errors or loaded.io_errors:
         raise typer.Exit(2)
     raise typer.Exit(1 if failed else 0)
+
+
+def _metadata_view(plan, validated, output) -> None:
+    """KEP-5304 device metadata files per container (what upstream chose instead of env vars)."""
+    import json
+
+    from dractl.metadata import plan_files
+    from dractl.report import findings_json
+
+    pods = plan_files(plan)
+    if output is EnvFormat.json:
+        doc = {"pods": [{"namespace": p["namespace"], "name": p["name"], "node": p["node"],
+                         "containers": [{"name": c, "files": [
+                             {"path": f["path"], "claim": f["claim"], "request": f["request"],
+                              "driver": f["driver"], "content": json.loads(f["content"])}
+                             for f in files]} for c, files in p["containers"].items()]}
+                        for p in pods],
+               "note": "prediction: the actual content is produced by the DRA driver"}
+        sys.stdout.write(findings_json.dumps(doc))
+        return
+
+    def render(console) -> None:
+        console.print("device metadata files (KEP-5304; predicted content: the actual content is "
+                      "produced by the DRA driver)")
+        if not pods:
+            console.print("no scheduled pod receives devices")
+        for p in pods:
+            console.print(Text(safe_line(f"pod {p['namespace']}/{p['name']} on {p['node']}"), style="bold"))
+            for container, files in p["containers"].items():
+                for f in files:
+                    console.print(Text(safe_line(f"  {container}: {f['path']}"), style="cyan"))
+                    console.print(Text(safe_line("    " + f["content"].rstrip("\n")), style="dim"))
+
+    if common.is_terminal(sys.stdout):
+        render(common.make_console(False))
+    else:
+        sys.stdout.write(outputs.stable_text(render))
 
 
 def _print_text(console, validated, pods) -> None:

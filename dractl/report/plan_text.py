@@ -100,7 +100,11 @@ def print_plan(console: Console, plan: Plan, findings: list[Finding], *, explain
     for p in plan.pods:
         if quiet and p.status == SCHEDULED:
             continue
-        wanted = explain is not None and explain in (p.name, f"{p.namespace}/{p.name}", "*")
+        names = {p.name, f"{p.namespace}/{p.name}", "*"}
+        for ref in p.claims:  # --explain CLAIM: the pods that use the claim
+            if ref.claim is not None:
+                names.update((ref.claim.name, ref.claim.ref))
+        wanted = explain is not None and explain in names
         console.print(_pod_tree(p, wanted))
     for c in plan.claims:
         if c.referenced and not c.reasons:
