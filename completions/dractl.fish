@@ -176,6 +176,7 @@ function __dractl_codes
         DRA5020 'the pod\'s PodGroup or Workload does not exist: PreEnqueue keeps it out of the queue' \
         DRA5021 'gang scheduling: fewer than minCount members could be placed together (or were given)' \
         DRA5022 'an allocated claim has a device with an untolerated NoExecute taint: the scheduler lets no new pod reserve it' \
+        DRA5023 'a controller would create more pods than a dry run expands (200,000 in all)' \
         DRA5101 'the pod would wait for device binding conditions' \
         DRA5102 'the pod sets spec.nodeName and bypasses the scheduler' \
         DRA5103 'admin access requested; the namespace\'s label cannot be checked (no Namespace object)' \
@@ -265,6 +266,7 @@ complete -c dractl -n '__fish_seen_subcommand_from env' -s o -l output -x -a 'te
 complete -c dractl -n '__fish_seen_subcommand_from env' -l lenient -d 'Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l metadata -d 'Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l node -x -d 'Place everything on this node only.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l timeout -x -d 'Seconds the allocator may search per pod and node (kube-scheduler\'s filterTimeout).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with this code (repeatable; adds to the config file\'s ignore list).'

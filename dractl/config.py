@@ -125,6 +125,8 @@ def load_config(path: str) -> Config:
         raise ConfigError(f"{shown}{where}: {problem}") from None
     except RecursionError:
         raise ConfigError(f"{shown}: nests too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ConfigError(f"{shown}: {exc}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -284,10 +286,21 @@ def glob_regex(pattern: str) -> re.Pattern:
             out.append(re.escape(c))
             i += 1
     prefix = "" if anchored else "(?:[^/]+/)*"
-    try:
-        return re.compile(f"^{prefix}{''.join(out)}(?:/.*)?$", re.S)
-    except re.error:
-        return re.compile(f"^{prefix}{re.escape(p)}(?:/.*)?$", re.S)
+    # RE2 matches in linear time: a config in a stranger's pull request cannot make the glob
+    # match backtrack for hours (`**/**/**/...`). Python's `re` only if RE2 refuses the pattern.
+    for compile_, source in ((_re2_compile, f"(?s)^{prefix}{''.join(out)}(?:/.*)?$"),
+                             (_re2_compile, f"(?s)^{prefix}{re.escape(p)}(?:/.*)?$")):
+        try:
+            return compile_(source)
+        except Exception:  # noqa: BLE001 - re2.error / re.error: try the literal pattern
+            continue
+    return re.compile(f"^{prefix}{re.escape(p)}(?:/.*)?$", re.S)
+
+
+def _re2_compile(pattern: str):
+    import re2
+
+    return re2.compile(pattern)
 
 
 class PathMatcher:

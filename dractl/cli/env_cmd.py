@@ -35,6 +35,8 @@ def env(
                                        "files each container would see (path and predicted JSON "
                                        "content; the real content comes from the driver)."),
     node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
+    timeout: float = typer.Option(10.0, "--timeout", help="Seconds the allocator may search per pod "
+                                  "and node (kube-scheduler's filterTimeout)."),
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
@@ -60,7 +62,9 @@ def env(
                         exclude=exclude, max_file_size=max_file_size, jobs=jobs)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
-    loaded, validated, plan = run_dry_run(paths or [], s, node, NodeOrder.first, 10.0, True, lenient)
+    if timeout <= 0:
+        raise common.UsageError("--timeout must be positive")
+    loaded, validated, plan = run_dry_run(paths or [], s, node, NodeOrder.first, timeout, True, lenient)
     if metadata:
         _metadata_view(plan, validated, output)
         for message in loaded.usage_errors:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import io
 import os
+import stat
 import sys
 import tempfile
 from typing import Callable
@@ -18,6 +19,8 @@ from rich.console import Console
 from dractl import __version__
 from dractl.cli import common
 from dractl.validate.findings import ERROR, WARNING, Finding
+
+_MAX_GOLDEN_BYTES = 256 * 1024 * 1024
 
 
 CI_FORMATS = ("junit", "sarif", "github")
@@ -85,8 +88,15 @@ def golden(path: str, text: str, update: bool) -> bool:
         typer.echo(f"dractl: wrote {path}", err=True)
         return True
     try:
+        # Golden files come from repositories, possibly a stranger's pull request: never open a
+        # FIFO (it would block) or read /dev/zero (endless); bound the size.
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise common.UsageError(f"--golden {path}: not a regular file")
+        if st.st_size > _MAX_GOLDEN_BYTES:
+            raise common.UsageError(f"--golden {path}: larger than {_MAX_GOLDEN_BYTES} bytes")
         with open(path, encoding="utf-8", newline="") as fh:
-            expected = fh.read()
+            expected = fh.read(_MAX_GOLDEN_BYTES + 1)
     except FileNotFoundError:
         raise common.UsageError(f"--golden {path}: no such file (create it with --update)") from None
     except UnicodeDecodeError:

@@ -14,6 +14,31 @@ from dractl.simulate.names import suffix, uid_for
 
 CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")
 
+# A replica count is a valid int32 up to 2^31: expanding it blindly would take the machine's
+# memory. A dry run of more pods than this is not a dry run any more.
+MAX_PODS = 200_000
+
+
+class TooManyPods(Exception):
+    def __init__(self, count: int):
+        super().__init__(count)
+        self.count = count
+
+
+def replica_count(doc: Document) -> int:
+    """How many pods a controller would create (DaemonSets: decided per node, reported as 0)."""
+    spec = doc.data.get("spec") if isinstance(doc.data.get("spec"), dict) else {}
+    if doc.kind in ("Deployment", "ReplicaSet", "StatefulSet"):
+        return _int(spec.get("replicas"), 1)
+    if doc.kind in ("Job", "CronJob"):
+        if doc.kind == "CronJob":
+            job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
+            spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
+        parallelism = _int(spec.get("parallelism"), 1)
+        completions = spec.get("completions")
+        return min(parallelism, _int(completions, parallelism)) if completions is not None else parallelism
+    return 0
+
 
 @dataclass(eq=False)
 class PodInput:
@@ -94,9 +119,14 @@ def pod_from_document(doc: Document) -> PodInput:
     return PodInput(namespace, doc.name, uid, spec, status, dict(labels), doc, ("spec",), "", data)
 
 
-def expand_controller(doc: Document, node_names: Iterable[str] = ()) -> list[PodInput]:
+def expand_controller(doc: Document, node_names: Iterable[str] = (),
+                      budget: int = MAX_PODS) -> list[PodInput]:
     """Pods a controller would create. DaemonSets get one pod per node in `node_names`
-    (the caller passes the nodes the DaemonSet's pods may run on)."""
+    (the caller passes the nodes the DaemonSet's pods may run on). Raises TooManyPods when
+    that is more than `budget`."""
+    count = replica_count(doc)
+    if count > budget:
+        raise TooManyPods(count)
     kind, data = doc.kind, doc.data
     spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
     namespace = doc.namespace or "default"

@@ -39,6 +39,8 @@ GANG = register("DRA5021", ERROR, "gang scheduling: fewer than minCount members 
                 "together (or were given)", _S)
 TAINTED_CLAIM = register("DRA5022", ERROR, "an allocated claim has a device with an untolerated "
                          "NoExecute taint: the scheduler lets no new pod reserve it", _S)
+TOO_MANY_PODS = register("DRA5023", ERROR, "a controller would create more pods than a dry run "
+                         "expands (200,000 in all)", _D)
 BINDING_CONDITIONS = register("DRA5101", WARNING, "the pod would wait for device binding conditions", _S)
 NODE_NAME_BYPASS = register("DRA5102", WARNING, "the pod sets spec.nodeName and bypasses the scheduler",
                             _D)

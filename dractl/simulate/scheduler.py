@@ -32,7 +32,8 @@ from dractl.simulate.names import claim_generate_name, generated_name, uid_for
 from dractl.simulate.nodes import SimNode, pod_fits_node
 from dractl.simulate.resources import (ExtendedRequest, allocatable, extended_class_map,
                                        extended_requests, insufficient, pod_requests)
-from dractl.simulate.pods import CONTROLLER_KINDS, PodInput, expand_controller, pod_from_document
+from dractl.simulate.pods import (CONTROLLER_KINDS, MAX_PODS, PodInput, TooManyPods,
+                                  expand_controller, pod_from_document)
 from dractl.simulate.state import (ALLOCATED, ALREADY_ALLOCATED, CLAIM_ERROR, DELETE_PROTECTION_FINALIZER,
                                    INVALID, MAX_RESERVED_FOR, PENDING, SCHEDULED, UNSATISFIABLE,
                                    UNSCHEDULABLE, ClaimState, Plan, PodClaimRef, PodResult, Reason)
@@ -282,13 +283,24 @@ class Simulation:
         if not self.nodes:
             self.plan.reasons.append(Reason(R.NO_NODES, "no nodes: give Node objects or ResourceSlices "
                                             "with spec.nodeName (e.g. --inventory builtin:example-gpu)"))
+        budget = MAX_PODS
         for doc in self.pod_docs:
-            if doc.kind == "Pod":
-                pods = [pod_from_document(doc)]
-            elif doc.kind == "DaemonSet":
-                pods = self._daemonset_pods(doc)
-            else:
-                pods = expand_controller(doc)
+            try:
+                if doc.kind == "Pod":
+                    if budget <= 0:
+                        raise TooManyPods(1)
+                    pods = [pod_from_document(doc)]
+                elif doc.kind == "DaemonSet":
+                    pods = self._daemonset_pods(doc)
+                else:
+                    pods = expand_controller(doc, budget=budget)
+            except TooManyPods as exc:
+                self.plan.reasons.append(Reason(
+                    R.TOO_MANY_PODS, f"{doc.kind} {doc.namespace or 'default'}/{doc.name} would create "
+                    f"{exc.count} pod(s); a dry run expands at most {MAX_PODS} pods in all "
+                    f"({budget} left); its pods are not simulated"))
+                continue
+            budget -= len(pods)
             for pod in pods:
                 result = PodResult(pod)
                 self.plan.pods.append(result)

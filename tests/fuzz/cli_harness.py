@@ -116,14 +116,20 @@ def _alarm(seconds: float | None):
         yield
         return
 
+    active = [True]
+
     def fire(signum, frame):
-        raise HarnessTimeout()
+        if active[0]:
+            raise HarnessTimeout()
 
     previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Repeating: an exception raised while Python runs a finalizer (__del__, a GC callback) is
+    # swallowed ("Exception ignored in ..."), so one alarm alone can be lost.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.2)
     try:
         yield
     finally:
+        active[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 

@@ -113,9 +113,6 @@ def test_claim_with_metadata_not_a_map(command, metadata):
     assert_ok(run)
 
 
-@pytest.mark.xfail(strict=True, reason="simulate/pods.py expand_controller creates every replica "
-                   "(range(replicas), range(parallelism)) with no bound: replicas: 1000000000 (a "
-                   "valid int32) runs for minutes and takes GBs (6.3 GB after 120 s)")
 @pytest.mark.parametrize("kind,field", [("Deployment", "replicas"), ("Job", "parallelism")])
 def test_huge_replica_count_is_bounded(kind, field):
     """(StatefulSet and ReplicaSet replicas too.) In-process and interrupted after 3 s: the
@@ -177,9 +174,6 @@ def test_env_lints_survive_wrong_types(broken):
 
 # ---- reported: cli/ ----------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="cli/outputs.py golden(): open(path).read() of --golden "
-                   "FILE follows a FIFO (blocks forever) or /dev/zero (reads until memory runs "
-                   "out); a golden file in a stranger's pull request can be such a symlink")
 @pytest.mark.parametrize("target", ["fifo", "/dev/zero"])
 def test_golden_file_that_is_not_a_regular_file(tmp_path, target):
     golden = tmp_path / "golden.txt"
