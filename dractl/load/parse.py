@@ -324,7 +324,9 @@ def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Li
                 column = (mark.column + 1) if mark else 1
                 problem = exc.problem or "syntax error"
                 context = f" ({exc.context})" if exc.context else ""
-                out.findings.append(Finding(ERROR, C_SYNTAX, f"{problem}{context}", file=out.name,
+                # libyaml's own depth guard is a nesting finding, not a syntax error.
+                code = C_DEPTH if "nesting depth" in problem else C_SYNTAX
+                out.findings.append(Finding(ERROR, code, f"{problem}{context}", file=out.name,
                                             line=line + 1, column=column))
                 out.raw_documents += 1
                 return line

@@ -106,7 +106,7 @@ def _no_config_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
-@budget(250)
+@budget(200)
 @given(data=st.data())
 def test_fuzz_validate(data):
     stdin, extra, note = _case(data, with_inventory=False)

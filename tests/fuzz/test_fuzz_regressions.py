@@ -1,8 +1,9 @@
 """Minimal reproducers of what fuzzing and the hostile-input work found (issue #10).
 
-Fixed in dractl/load, fixed by their owners after a report (these pass), and reported to their
-owners and still open (strict xfail: when the bug is fixed the test XPASSes, which fails the run
-until its marker is removed, and the matching entry of KNOWN_BUGS in test_fuzz_cli.py goes too).
+Each test is a bug that is fixed now: in dractl/load and dractl/report by the fuzzing work, the
+others by their owners after a report. A newly found bug outside tests/ gets a strict xfail test
+here (and, if the fuzzer keeps hitting it, an entry in KNOWN_BUGS in test_fuzz_cli.py) until it
+is fixed.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def _no_config_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
 
-# ---- fixed in dractl/load ----------------------------------------------------------------------
+# ---- fixed in dractl/load and dractl/report ------------------------------------------------------
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json", ""])
 def test_integer_over_4300_digits_is_a_finding(tmp_path, suffix):
@@ -100,7 +101,7 @@ def test_allocate_yaml_with_wrong_typed_pod_fields(field):
     assert run.out.count("kind: Pod") == 1
 
 
-# ---- reported: simulate/ -----------------------------------------------------------------------
+# ---- fixed by the owners of simulate/ ------------------------------------------------------------
 
 # Was: simulate/scheduler.py _add_input_claim called metadata.setdefault on a ResourceClaim whose
 # metadata is null or not a map -> 'internal error', nothing else printed (fixed by its owner).
@@ -115,8 +116,9 @@ def test_claim_with_metadata_not_a_map(command, metadata):
 
 @pytest.mark.parametrize("kind,field", [("Deployment", "replicas"), ("Job", "parallelism")])
 def test_huge_replica_count_is_bounded(kind, field):
-    """(StatefulSet and ReplicaSet replicas too.) In-process and interrupted after 3 s: the
-    expansion loop is Python code, so the alarm stops it before memory grows far."""
+    """Was (simulate/pods.py): every replica expanded, unbounded; 10^9 replicas ran for minutes
+    and took GBs (StatefulSet and ReplicaSet too). In-process with a 3 s alarm: should it
+    regress, the alarm stops the loop before memory grows far."""
     group = "batch/v1" if kind == "Job" else "apps/v1"
     text = (f"apiVersion: {group}\nkind: {kind}\nmetadata: {{name: w, namespace: default}}\n"
             f"spec:\n  {field}: 1000000000\n  selector: {{matchLabels: {{a: b}}}}\n"
@@ -134,7 +136,7 @@ def _limit_memory(limit_bytes):
     return apply
 
 
-# ---- reported: validate/ -----------------------------------------------------------------------
+# ---- fixed by the owners of validate/ ------------------------------------------------------------
 
 ENV_POD = """apiVersion: v1
 kind: Pod
@@ -172,7 +174,7 @@ def test_env_lints_survive_wrong_types(broken):
     assert any(f["code"] == "DRA6104" and f["name"] == "good" for f in findings(run))
 
 
-# ---- reported: cli/ ----------------------------------------------------------------------------
+# ---- fixed by the owners of cli/ -----------------------------------------------------------------
 
 @pytest.mark.parametrize("target", ["fifo", "/dev/zero"])
 def test_golden_file_that_is_not_a_regular_file(tmp_path, target):

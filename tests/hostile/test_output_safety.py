@@ -335,6 +335,45 @@ def test_update_writes_the_whole_file_and_compares_clean(tmp_path):
     assert run.code == 0
 
 
+def test_update_replaces_a_symlink_instead_of_writing_through_it(tmp_path):
+    """A golden file in a pull request can be a symlink to anything the CI user may write."""
+    target = tmp_path / "precious.txt"
+    target.write_text("do not touch\n")
+    golden = tmp_path / "golden.yaml"
+    os.symlink(target, golden)
+    run = run_inproc([*GOLDEN_ARGS, "--golden", golden, "--update"])
+    assert_ok(run)
+    assert target.read_text() == "do not touch\n"
+    assert not os.path.islink(golden) and golden.read_text() == run_inproc(GOLDEN_ARGS).out
+
+
+def test_ctrl_c_during_update_leaves_old_or_new_file(tmp_path):
+    """A real SIGINT at several moments of a run that writes a big golden file: the file is
+    always either the old one or the complete new one, and no temporary file stays behind."""
+    import signal
+    import time
+    manifests = tmp_path / "pods.yaml"
+    manifests.write_text("".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: default}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n" for i in range(600)))
+    golden = tmp_path / "golden.yaml"
+    args = dractl_command() + ["allocate", str(manifests), "-i", "builtin:example-gpu", "-o", "yaml"]
+    complete = subprocess.run(args, capture_output=True, cwd=tmp_path).stdout.decode()
+    assert complete.count("kind: Pod") == 600
+    for delay in (0.2, 0.5, 0.8, 1.2):
+        golden.write_text("old\n")
+        proc = subprocess.Popen(args + ["--golden", str(golden), "--update"], cwd=tmp_path,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=60)[1].decode()
+        # (a SIGINT while the interpreter is still importing, before dractl's main() runs, gets
+        # Python's own KeyboardInterrupt trace: nothing dractl can catch yet)
+        assert "Traceback" not in err or err.rstrip().endswith("KeyboardInterrupt"), err
+        assert golden.read_text() in ("old\n", complete), f"half-written after {delay} s"
+        assert sorted(os.listdir(tmp_path)) == ["golden.yaml", "pods.yaml"], os.listdir(tmp_path)
+
+
 def test_update_into_a_missing_or_read_only_directory(tmp_path):
     run = run_inproc([*GOLDEN_ARGS, "--golden", tmp_path / "missing" / "golden.yaml", "--update"])
     assert_ok(run)
