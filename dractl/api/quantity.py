@@ -82,6 +82,8 @@ class Quantity:
         if not m or text != text.strip():
             raise QuantityError("quantities must match the regular expression "
                                 "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        if len(m.group("num")) > 1000:  # beyond any int64 quantity; also Python's int-digit limit
+            raise QuantityError("quantity is too large")
         num = Fraction(m.group("num"))
         if m.group("sign") == "-":
             num = -num

@@ -188,3 +188,23 @@ def test_golden_file_that_is_not_a_regular_file(tmp_path, target):
                              timeout=15, preexec_fn=_limit_memory(1 << 30))
     assert_ok(run)
     assert run.code == 2
+
+
+# ---- open: reported to the owners of api/ and validate/ ----------------------------------------
+
+@pytest.mark.parametrize("where", ["slice capacity", "claim capacity request"])
+def test_quantity_with_5000_digits_is_a_finding(where):
+    digits = "1" * 5000
+    if where == "slice capacity":
+        text = ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+                "  driver: d.example.com\n  nodeName: n1\n"
+                "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+                f"  devices: [{{name: d0, capacity: {{mem: {{value: '{digits}'}}}}}}]\n")
+    else:
+        text = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+                "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: x, "
+                f"capacity: {{requests: {{mem: '{digits}'}}}}}}}}]}}}}\n")
+    run = run_inproc(["validate", "-", "-o", "json"], stdin=text.encode())
+    assert_ok(run, "json")
+    assert findings(run)
+
