@@ -151,18 +151,6 @@ def allocate(
     else:
         text = None
 
-    matched = True
-    if golden:
-        matched = outputs.golden(golden, text, update)
-    elif text is not None:
-        outputs.write(text)
-    else:
-        render_text(common.make_console(no_color))
-    for message in run.usage_errors:
-        typer.echo(f"dractl: {message}", err=True)
-    if usage_failed:
-        raise typer.Exit(2)
-    if golden:
-        raise typer.Exit(0 if matched else 1)
-    failed = not plan.ok() or validated.errors() > 0
-    raise typer.Exit(1 if failed else 0)
+    outputs.finish(text, render_text, golden=golden, update=update, no_color=no_color,
+                   usage_errors=run.usage_errors, usage_failed=usage_failed,
+                   failed=not plan.ok() or validated.errors() > 0)

@@ -183,3 +183,26 @@ def _with_details(r) -> str:
 
 def _severity(s: str) -> str:
     return s if s in (ERROR, WARNING) else "info"
+
+
+def finish(text: str | None, render_text: Callable, *, golden: str | None, update: bool,
+           no_color: bool, usage_errors: list[str], usage_failed: bool, failed: bool) -> None:
+    """Emit the output (or compare it with a golden file) and exit with the contract's status:
+    2 usage/I/O error, then with --golden the comparison's result, else 1 when `failed`."""
+    matched = True
+    if golden:
+        matched = golden_compare(golden, text, update)
+    elif text is not None:
+        write(text)
+    else:
+        render_text(common.make_console(no_color))
+    for message in usage_errors:
+        typer.echo(f"dractl: {message}", err=True)
+    if usage_failed:
+        raise typer.Exit(2)
+    if golden:
+        raise typer.Exit(0 if matched else 1)
+    raise typer.Exit(1 if failed else 0)
+
+
+golden_compare = golden  # finish() has a parameter named golden
