@@ -25,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
+    from dractl.cli.app import tune_gc
+    tune_gc()  # as `dractl` does at start-up
     from dractl.api.versions import parse_feature_gates
     from dractl.load.loader import load_paths
     from dractl.report import findings_json

@@ -110,14 +110,18 @@ def version_cmd() -> None:
     typer.echo(f"dractl {__version__}")
 
 
-def main() -> None:
-    """Console entry point: no Python traceback ever reaches a user (unless --debug)."""
-    debug = "--debug" in sys.argv[1:] or os.environ.get("DRACTL_DEBUG") == "1"
-    _safe_streams()
+def tune_gc() -> None:
     # dractl builds many small, long-lived objects (documents, models, plans) and few cycles:
     # collecting the youngest generation every 700 allocations wastes about a third of a
     # 5,000-pod dry run. A short-lived CLI can afford the larger young generation.
     gc.set_threshold(50_000, 20, 100)
+
+
+def main() -> None:
+    """Console entry point: no Python traceback ever reaches a user (unless --debug)."""
+    debug = "--debug" in sys.argv[1:] or os.environ.get("DRACTL_DEBUG") == "1"
+    _safe_streams()
+    tune_gc()
     try:
         # Standalone mode: the CLI library reports usage errors itself (exit status 2) and turns
         # typer.Exit into SystemExit with our status.

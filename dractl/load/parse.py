@@ -62,16 +62,14 @@ def parse_source(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> Par
         problem(C_DEPTH, ERROR, f"nesting is deeper than the limit of {limits.max_depth} levels; "
                 "file not parsed")
         return out
-    # The per-document shape walk (alias expansion, depth) is only needed when the text could
-    # hold an alias or nest deeper than the limit; most manifests can do neither.
-    check_shape = "&" in text or (text.count("[") + text.count("{") + _max_indent(text)
-                                  > limits.max_depth)
     if name.endswith(".json") or text.lstrip()[:1] in ("{", "["):
+        # JSON has no aliases; the depth walk is needed only when the text could nest that deep.
+        check_shape = text.count("[") + text.count("{") > limits.max_depth
         if _parse_json(text, out, limits, check_shape):
             return out
         # Not JSON after all (e.g. a YAML flow mapping spread over documents): read it as YAML.
         out.findings.clear()
-    _parse_yaml(text, out, limits, check_shape, split_deep)
+    _parse_yaml(text, out, limits, split_deep)
     if out.raw_documents == 0 and not out.findings:
         problem(C_EMPTY, WARNING, "file holds no documents")
     return out
@@ -271,10 +269,9 @@ _NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
-def _parse_yaml(text: str, out: ParsedSource, limits: Limits, check_shape: bool = True,
-                split_deep: bool = False) -> None:
+def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool = False) -> None:
     if not split_deep and _NOT_PRINTABLE.search(text) is None:
-        error_line = _parse_yaml_segment(text, 0, out, limits, check_shape)
+        error_line = _parse_yaml_segment(text, 0, out, limits)
         if error_line is None:
             return
         first = max(error_line, 1)   # go on with the documents after the broken one
@@ -296,7 +293,7 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits, check_shape: bool 
             continue
         bad = _NOT_PRINTABLE.search(chunk)
         if bad is None:
-            _parse_yaml_segment(chunk, lo, out, limits, check_shape)
+            _parse_yaml_segment(chunk, lo, out, limits)
             continue
         line0 = chunk.count("\n", 0, bad.start())
         column = bad.start() - (chunk.rfind("\n", 0, bad.start()) + 1) + 1
@@ -306,8 +303,8 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits, check_shape: bool 
         out.raw_documents += 1
 
 
-def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Limits,
-                        check_shape: bool = True) -> int | None:
+def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource,
+                        limits: Limits) -> int | None:
     """Parse one segment; returns the absolute 0-based line of a syntax error, or None."""
     positions = PositionIndex(segment, offset)
     loader = ManifestLoader(segment)
@@ -361,8 +358,17 @@ def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource, limits: Li
                     ERROR, C_DUPLICATE, f'duplicate field "{dup.key}" (first set on line '
                     f'{dup.first_line + offset})', file=out.name, line=dup.line + offset,
                     column=dup.column))
+            # The builder measured the depth; the walk over the value is needed only when an
+            # alias made parts of it shared (expanded size, depth through the alias).
+            if loader.deepest > limits.max_depth and not loader.alias_uses:
+                out.findings.append(Finding(
+                    ERROR, C_DEPTH, f"nesting is deeper than the limit of {limits.max_depth} "
+                    "levels", file=out.name, line=line, column=column))
+                out.raw_documents += 1
+                index += 1
+                continue
             _add_document(out, value, positions, index, line, column, limits,
-                          check_shape=check_shape)
+                          check_shape=loader.alias_uses > 0)
             index += 1
     finally:
         loader.dispose()

@@ -25,14 +25,109 @@ class DuplicateKey(Exception):
         self.key, self.line, self.column, self.first_line = key, line, column, first_line
 
 
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
+_ScalarNode, _MappingNode = yaml.ScalarNode, yaml.MappingNode
+
+
 class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader: JSON-compatible values only, duplicate keys recorded, aliases counted."""
+    """Safe loader: JSON-compatible values only, duplicate keys recorded, aliases counted.
+
+    libyaml composes the nodes; the values are built by `construct_document` below rather than
+    PyYAML's generic constructor, which costs about 2 µs per node (generators, a memo entry per
+    scalar, a constructor lookup per node): plain strings, maps and sequences -- nearly every
+    node of a manifest -- take a short path, anything else (other tags, merge keys) PyYAML's.
+    """
 
     def __init__(self, stream):
         super().__init__(stream)
         self.duplicates: list[DuplicateKey] = []
-        self.alias_uses = 0
+        self.alias_uses = 0       # container nodes reached again through an alias
+        self.deepest = 0          # nesting depth of the last document built
+        self._built: dict = {}    # container node -> its value, for aliases (per document)
+        self._plain_tags: dict[str, str] = {}
+        # The composer reports every step down and up the tree to the path resolvers, which
+        # manifests never use: builtins that take the same arguments and do nothing.
+        self.descend_resolver = slice   # (parent, index) -> ignored
+        self.ascend_resolver = tuple    # () -> ignored
 
+    # -- tag resolution: libyaml's composer asks for every untagged node --------------------
+    def resolve(self, kind, value, implicit):
+        if kind is _ScalarNode:
+            if not implicit[0]:
+                return _STR  # quoted: always a string
+            # Plain scalars repeat (names, quantities, "true"): resolve each distinct text once.
+            tag = self._plain_tags.get(value)
+            if tag is None:
+                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
+            return tag
+        return _MAP if kind is _MappingNode else _SEQ
+
+    # -- construction ----------------------------------------------------------------------
+    def construct_document(self, node):
+        self.alias_uses = 0
+        self.deepest = 0
+        try:
+            return self._value(node, 1)
+        finally:
+            self._built.clear()
+            self.constructed_objects.clear()
+            self.recursive_objects.clear()
+
+    def _value(self, node, depth: int):
+        tag = node.tag
+        if node.__class__ is _ScalarNode:
+            return node.value if tag == _STR else self.construct_object(node)
+        built = self._built.get(node)
+        if built is not None:
+            self.alias_uses += 1
+            return built
+        if depth > self.deepest:
+            self.deepest = depth
+        if tag == _MAP:
+            return self._mapping(node, depth)
+        if tag == _SEQ:
+            items: list = []
+            self._built[node] = items
+            for child in node.value:
+                items.append(child.value if child.tag == _STR and child.__class__ is _ScalarNode
+                             else self._value(child, depth + 1))
+            return items
+        value = self.construct_object(node, deep=True)  # another tag: PyYAML decides
+        self._built[node] = value
+        return value
+
+    def _mapping(self, node, depth: int) -> dict:
+        mapping: dict = {}
+        self._built[node] = mapping
+        for key_node, value_node in node.value:
+            key_tag = key_node.tag
+            if key_tag == _STR and key_node.__class__ is _ScalarNode:
+                key = key_node.value
+            elif key_tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
+                mapping = self.construct_object(node, deep=True)
+                self._built[node] = mapping
+                return mapping
+            else:
+                key = self._value(key_node, depth + 1)
+                if not isinstance(key, str):
+                    key = _json_key(key)
+            if key in mapping:
+                self._duplicate(node, key, key_node)
+            mapping[key] = (value_node.value
+                            if value_node.tag == _STR and value_node.__class__ is _ScalarNode
+                            else self._value(value_node, depth + 1))
+        return mapping
+
+    def _duplicate(self, node, key: str, key_node) -> None:
+        first = next(k for k, _ in node.value if k.__class__ is _ScalarNode and k.value == key)
+        self.duplicates.append(DuplicateKey(
+            key, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
+            first.start_mark.line + 1))
+
+    # PyYAML's path, for the nodes the short path hands over.
     def construct_object(self, node, deep=False):
         if node in self.constructed_objects:
             self.alias_uses += 1

@@ -208,3 +208,41 @@ def test_ten_thousand_documents_load():
     text = "---\n".join(POD.replace("name: p", f"name: p{i}") for i in range(10_000))
     parsed = parse_source("many.yaml", text.encode())
     assert len(parsed.documents) == 10_000 and parsed.findings == []
+
+
+# ---- the short-path value builder (yamlsafe.ManifestLoader.construct_document) -------------
+def test_merge_keys_and_their_duplicates_take_pyyaml_path():
+    text = (b"apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: &base {a: '1', b: '2'}\n"
+            b"  annotations:\n    <<: *base\n    b: '3'\n    c: x\n    c: y\n")
+    parsed = parse_source("merge.yaml", text)
+    data = parsed.documents[0].data["metadata"]
+    assert data["annotations"] == {"a": "1", "b": "3", "c": "y"}
+    dup = [f for f in parsed.findings if f.code == "DRA0005"]
+    assert (10, 5) in [(f.line, f.column) for f in dup]
+    assert any("first set on line 9" in f.message for f in dup)
+
+
+def test_recursive_anchor_is_a_finding_not_a_hang():
+    parsed = parse_source("rec.yaml", b"apiVersion: v1\nkind: Node\nmetadata: {name: n}\nx: &a [*a]\n")
+    assert codes(parsed) in (["DRA0011"], ["DRA0001"])   # libyaml may refuse it outright
+
+
+def test_depth_over_limit_without_aliases_is_found_by_the_builder():
+    deep = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nx: " + "[" * 101 + "]" * 101 + "\n"
+    parsed = parse_source("deep.yaml", deep.encode())
+    assert codes(parsed) == ["DRA0011"] and parsed.findings[0].line == 1
+    ok = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nx: " + "[" * 90 + "]" * 90 + "\n"
+    assert parse_source("ok.yaml", ok.encode()).findings == []
+
+
+def test_builder_matches_pyyaml_on_every_scalar_type():
+    import yaml
+    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nv:\n  s: plain\n  q: 'quoted'\n"
+            "  i: 42\n  h: 0x1F\n  o: 017\n  f: 1.5e3\n  b: yes\n  n: ~\n  t: 2024-01-01\n"
+            "  e: ''\n  l: [1, two, 3.0, null, {k: v}]\n  2: int key\n  true: bool key\n"
+            "  tagged: !!str 12\n")
+    built = parse_source("types.yaml", text.encode()).documents[0].data["v"]
+    reference = yaml.safe_load(text)["v"]
+    reference["t"] = "2024-01-01"  # timestamps stay strings, as in Kubernetes
+    expected = {("true" if k is True else str(k)): v for k, v in reference.items()}
+    assert built == expected
