@@ -1,4 +1,4 @@
-from dractl.cli.app import main
+from dractl.cli.app import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

@@ -3,8 +3,9 @@ objects as the cluster would store them."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from dractl.api.jsoncopy import copy_json
 
 
 # Field order of the Go structs: the API server serialises stored objects in this order.
@@ -43,7 +44,7 @@ def defaulted_claim_spec(spec: Any) -> Any:
     """A copy of a v1 ResourceClaim spec with the API server's defaults applied."""
     if not isinstance(spec, dict):
         return spec
-    out = copy.deepcopy(spec)
+    out = copy_json(spec)
     devices = out.get("devices")
     if not isinstance(devices, dict):
         return out

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from dractl.api.quantity import Quantity, QuantityError
 from dractl.api.values import AttributeValue, attribute_from_manifest

@@ -30,8 +30,9 @@ from dractl.validate.pipeline import Validated, validate_documents
 
 # Below this many files, worker processes cost more than they save.
 PARALLEL_MIN_FILES = 200
-# ... or this much YAML/JSON in at least two files: parsing dominates and splits well.
-PARALLEL_MIN_BYTES = 2 * 1024 * 1024
+# ... or when splitting the files over the workers takes at least this much YAML/JSON off the
+# longest share (one big inventory file cannot be split: its parse would only be shipped back).
+PARALLEL_MIN_SAVED_BYTES = 1024 * 1024
 # Files per chunk when running in this process: small, so the progress bar moves smoothly.
 SERIAL_CHUNK = 16
 # Show a progress bar only for runs that take longer than this (seconds).
@@ -117,9 +118,9 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
 
     n_files = sum(1 for i in items if isinstance(i, Source))
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
-    n_bytes = sum(len(i.data) for i in items if isinstance(i, Source))
-    parallel = jobs > 1 and (n_files >= PARALLEL_MIN_FILES
-                             or (n_files >= 2 and n_bytes >= PARALLEL_MIN_BYTES))
+    sizes = [len(i.data) for i in items if isinstance(i, Source)]
+    parallel = jobs > 1 and (n_files >= PARALLEL_MIN_FILES or _bytes_saved(sizes, jobs)
+                             >= PARALLEL_MIN_SAVED_BYTES)
     size = max(4, -(-len(items) // (jobs * 8))) if parallel else SERIAL_CHUNK
     chunks = list(_chunks(items, size, ignore_for))
     bar = _Progress(n_files, enabled=progress)
@@ -147,6 +148,13 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+
+
+def _bytes_saved(sizes: list[int], jobs: int) -> int:
+    """Bytes the longest worker share is shorter than doing everything here (a lower bound on
+    the share: the biggest file, or an even split)."""
+    total = sum(sizes)
+    return total - max(max(sizes, default=0), total // jobs)
 
 
 def _chunks(items, size: int, ignore_for):

@@ -204,3 +204,12 @@ def test_worker_results_carry_no_yaml_nodes(big_tree, monkeypatch):
     back = pickle.loads(data)
     doc = back.documents[0]
     assert doc.locate(("metadata",))[0] >= doc.line
+
+
+def test_processes_only_when_splitting_files_shortens_the_longest_share():
+    mb = 1024 * 1024
+    saved = parallel._bytes_saved
+    assert saved([4 * mb, 3000], 2) == 3000                 # one big inventory: nothing to split
+    assert saved([mb, mb, mb, mb], 2) == 2 * mb              # four even files over two workers
+    assert saved([], 2) == 0
+    assert saved([3 * mb, mb, mb], 2) < parallel.PARALLEL_MIN_SAVED_BYTES * 3

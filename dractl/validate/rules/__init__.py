@@ -27,11 +27,11 @@ them), and an unexpected internal failure becomes a DRA1999 finding for that doc
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
 from dractl.api.convert import convert
+from dractl.api.jsoncopy import copy_json
 from dractl.api.versions import FeatureGates
 from dractl.validate.findings import ERROR, Finding, register
 
@@ -84,12 +84,12 @@ def check_document(doc: dict, ctx: RuleContext) -> list[Finding]:
 def _check_resource(em: Emitter, doc: dict, kind: str, version: str) -> None:
     if kind == "DeviceTaintRule":
         # Same shape in v1alpha3, v1beta2 and v1.
-        devicetaintrule.check_device_taint_rule(em, copy.deepcopy(doc))
+        devicetaintrule.check_device_taint_rule(em, copy_json(doc))
         return
     if version not in _RESOURCE_VERSIONS:
         return  # v1alpha3 claims/slices and classic DRA are not served: the pipeline says so
     converted = convert(doc)
-    data: Any = copy.deepcopy(converted.doc)
+    data: Any = copy_json(converted.doc)
     em.path_mapper = converted.original_path if converted.converted else None
     beta1 = converted.source_api_version == _BETA1
     if kind == "ResourceClaim":
