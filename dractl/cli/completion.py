@@ -94,13 +94,16 @@ def _choices(annotation) -> list[str]:
 
 
 def _opt(param, is_argument: bool = False) -> Opt:
+    # typer 0.29 keeps the annotation (an Enum); earlier releases turn it into a Choice type.
     annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    choices = _choices(annotation) or [
+        str(getattr(c, "value", c)) for c in getattr(getattr(param, "type", None), "choices", ()) or ()]
     flag = bool(getattr(param, "is_flag", False))
     names = [] if is_argument else [n for n in sorted(param.opts, key=lambda n: (n.startswith("--"), n))]
     secondary = list(getattr(param, "secondary_opts", []) or [])
     return Opt(names=names, help=_first_sentence(getattr(param, "help", "")), flag=flag,
                repeatable=bool(getattr(param, "multiple", False)) or getattr(param, "nargs", 1) == -1,
-               choices=_choices(annotation), kind=_VALUE_KIND.get(param.name, ""),
+               choices=choices, kind=_VALUE_KIND.get(param.name, ""),
                negation=secondary[0] if secondary else "")
 
 
