@@ -1,4 +1,4 @@
-from dractl.cli.app import entry
+from dractl.cli.entry import entry
 
 if __name__ == "__main__":
     entry()

@@ -9,12 +9,13 @@ from enum import Enum
 from typing import TYPE_CHECKING, Callable
 
 import typer
-from rich.console import Console
 
 from dractl.api.versions import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, FeatureGates, GateError, \
     parse_feature_gates
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from dractl.config import Config
     from dractl.load.limits import Limits
 
@@ -150,6 +151,8 @@ def is_terminal(stream) -> bool:
 
 
 def make_console(no_color: bool, stderr: bool = False) -> Console:
+    from rich.console import Console  # rich costs ~25 ms to import: only for text output
+
     no_color = no_color or "NO_COLOR" in os.environ
     stream = sys.stderr if stderr else sys.stdout
     # Piped output (CI logs, files, golden tests) is never wrapped or cut at 80 columns.

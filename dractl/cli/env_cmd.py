@@ -7,7 +7,6 @@ from enum import Enum
 from typing import List, Optional
 
 import typer
-from rich.text import Text
 
 from dractl.cli import common, outputs
 from dractl.cli.allocate_cmd import NodeOrder, run_dry_run
@@ -123,6 +122,8 @@ def _metadata_view(plan, validated, output) -> None:
         return
 
     def render(console) -> None:
+        from rich.text import Text
+
         console.print("device metadata files (KEP-5304; predicted content: the actual content is "
                       "produced by the DRA driver)")
         if not pods:
@@ -141,6 +142,8 @@ def _metadata_view(plan, validated, output) -> None:
 
 
 def _print_text(console, validated, pods) -> None:
+    from rich.text import Text
+
     from dractl.report.findings_text import print_findings
 
     shown = [f for f in validated.findings if f.severity != "info"]  # info: machine formats only

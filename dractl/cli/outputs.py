@@ -11,14 +11,16 @@ import os
 import stat
 import sys
 import tempfile
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import typer
-from rich.console import Console
 
 from dractl import __version__
 from dractl.cli import common
 from dractl.validate.findings import ERROR, WARNING, Finding
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _MAX_GOLDEN_BYTES = 256 * 1024 * 1024
 
@@ -44,6 +46,8 @@ def ci_output(fmt: str, findings: list[Finding], docs, *, suite: str, successful
 def stable_text(render: Callable[[Console], None]) -> str:
     """Text output as files and golden tests need it: no colour, no terminal-dependent width or
     line drawing (the same bytes on every machine, terminal or not)."""
+    from rich.console import Console
+
     buffer = io.StringIO()
     console = Console(file=buffer, width=10_000, color_system=None, no_color=True,
                       force_terminal=False, force_interactive=False, highlight=False, markup=False,

@@ -50,7 +50,6 @@ def validate(
     """
     from dractl.cli.parallel import validate_paths
     from dractl.report import findings_json
-    from dractl.report.findings_text import print_findings, summary_line
     from dractl.validate.findings import ERROR, INFO, WARNING
 
     if update and not golden:
@@ -69,6 +68,8 @@ def validate(
     usage_failed = bool(run.usage_errors or run.io_errors)
 
     def render_text(console) -> None:
+        from dractl.report.findings_text import print_findings, summary_line
+
         print_findings(console, findings, quiet=quiet)
         if not quiet and any(f.severity != INFO for f in findings):  # info: machine formats only
             console.print()
