@@ -12,6 +12,7 @@ so nothing here decides what is valid.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import sys
 import time
@@ -100,6 +101,29 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     named on the command line too). extra_ignore(name): codes dropped for that file only.
     aliases: names to show instead of some paths (builtin:NAME for a built-in inventory).
     """
+    # Loading builds millions of objects and almost no reference cycles (decoded YAML is made
+    # of trees): the collector would scan them over and over for nothing (~0.1 s of a 2 s run).
+    # It is paused while loading, and what was loaded, which lives until the end of the run,
+    # is then moved out of its sight (gc.freeze).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _validate_paths(paths, limits=limits, gates=gates, ignore=ignore, jobs=jobs,
+                               exclude=exclude, extra_ignore=extra_ignore,
+                               explicit_excluded=explicit_excluded, progress=progress,
+                               aliases=aliases, stdin=stdin)
+    finally:
+        if collecting:
+            gc.enable()
+            gc.freeze()
+
+
+def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
+                    ignore: Iterable[str], jobs: int | None,
+                    exclude: Callable[[str], bool] | None,
+                    extra_ignore: Callable[[str], frozenset] | None,
+                    explicit_excluded: bool, progress: bool,
+                    aliases: dict[str, str] | None, stdin: BinaryIO | None) -> Run:
     ignore = frozenset(ignore)
     explicit = set(paths)
     items: list[Source | LoadProblem] = []
