@@ -70,17 +70,25 @@ def _selector_exprs(selectors: Any) -> list[str]:
 
 def check_env_refs(docs: Sequence[dict]) -> list[tuple[int, Finding]]:
     """(document index, finding) for every env-ref lint."""
-    templates, claims, classes = {}, {}, {}
-    for d in docs:
-        kind = _str(d.get("kind"))
-        meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
-        ns, name = _str(meta.get("namespace")) or "default", _str(meta.get("name"))
-        if kind == "ResourceClaimTemplate":
-            templates[(ns, name)] = _get(to_v1(d), ("spec", "spec"))
-        elif kind == "ResourceClaim":
-            claims[(ns, name)] = _get(to_v1(d), ("spec",))
-        elif kind == "DeviceClass":
-            classes[name] = _selector_exprs(_get(d, ("spec", "selectors")))
+    templates: dict = {}
+    claims: dict = {}
+    classes: dict = {}
+    indexed = False
+
+    def index_claims() -> None:
+        # Only when some env var references a device attribute: few inputs have one, and an
+        # inventory can hold thousands of claims.
+        for d in docs:
+            kind = _str(d.get("kind"))
+            meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+            ns, name = _str(meta.get("namespace")) or "default", _str(meta.get("name"))
+            if kind == "ResourceClaimTemplate":
+                templates[(ns, name)] = _get(to_v1(d), ("spec", "spec"))
+            elif kind == "ResourceClaim":
+                claims[(ns, name)] = _get(to_v1(d), ("spec",))
+            elif kind == "DeviceClass":
+                classes[name] = _selector_exprs(_get(d, ("spec", "selectors")))
+
     out: list[tuple[int, Finding]] = []
     for index, d in enumerate(docs):
         spec_path = _POD_SPEC_PATHS.get(_str(d.get("kind")))
@@ -108,6 +116,9 @@ def check_env_refs(docs: Sequence[dict]) -> list[tuple[int, Finding]]:
                         seen[name] = ei
                     ref = _get(env, ("valueFrom", "resourceSliceAttributeRef"))
                     if isinstance(ref, dict):
+                        if not indexed:
+                            index_claims()
+                            indexed = True
                         out.extend((index, f) for f in _check_ref(
                             ref, base + ("valueFrom", "resourceSliceAttributeRef"), ns, pod_claims,
                             templates, claims, classes))
