@@ -67,6 +67,35 @@ class Allocator:
     def release(self, claim: ResourceClaim | str) -> None:
         self.inventory.release(claim)
 
+    # -- bounds ---------------------------------------------------------------------------------
+    def could_match(self, class_name: str, selectors: Sequence) -> bool:
+        """False only when no device of the inventory, on any node, passes the class's and the
+        request's selectors (dractl's own shortcut: a subrequest that can never be allocated
+        anywhere caps the best DRA score a node can get). True when unsure (CEL errors)."""
+        cls = self.inventory.device_class(class_name)
+        if cls is None:
+            return False
+        expressions = tuple(sel.cel_expression for sel in cls.selectors) + \
+            tuple(sel.cel_expression for sel in selectors)
+        cache = self.inventory.match_anywhere
+        known = cache.get(expressions)
+        if known is None:
+            known = cache[expressions] = self._any_device_matches(expressions)
+        return known
+
+    def _any_device_matches(self, expressions: tuple) -> bool:
+        if any(e is None for e in expressions):
+            return True  # an unsupported selector: the allocator reports it
+        matches = self.engine.matches
+        for sl in self.inventory.slices:
+            for dev in sl.devices:
+                try:
+                    if all(matches(e, dev) for e in expressions):
+                        return True
+                except Exception:  # noqa: BLE001 - a CEL error surfaces in the real attempt
+                    return True
+        return False
+
     # -- allocation -----------------------------------------------------------------------------
     def allocate(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None,
                  deadline: float | None = None, explain: bool = False) -> AllocationOutcome:

@@ -37,6 +37,8 @@ class Inventory:
         self.state = AllocatedState.from_claims(allocated_claims, features.consumable_capacity)
         self._pools: dict[tuple, NodePools | GatherError] = {}
         self._selector_caches: dict[int, tuple[object, dict]] = {}
+        # Allocator.could_match: selector expressions -> whether some device passes them.
+        self.match_anywhere: dict[tuple, bool] = {}
 
     # -- pools ----------------------------------------------------------------------------------
     def pools_for(self, node: NodeInfo, variant: str) -> NodePools:

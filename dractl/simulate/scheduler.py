@@ -449,8 +449,9 @@ class Simulation:
         signature = self._signature(pod, pending, allocated) + (tuple(sorted(demand.items())),)
         wants_score = any(req.first_available for c in pending for req in c.model.requests)
         exhaustive = wants_score or self.options.node_order != "first"
-        # With only prioritized-list scoring, the first node offering every first alternative wins.
-        best_score = 8 * sum(1 for c in pending for r in c.model.requests if r.first_available) \
+        # With only prioritized-list scoring, the first node reaching the best score any node
+        # could get wins: the scan stops there.
+        best_score = self._best_possible_score(pending) \
             if wants_score and self.options.node_order == "first" else None
         feasible: list[tuple[SimNode, Any]] = []
         use_frontier = not exhaustive and candidates is self.nodes
@@ -635,6 +636,19 @@ class Simulation:
                     amount = multiplier
                 out[resource] = out.get(resource, 0) + amount
         return out
+
+    def _best_possible_score(self, pending: list[ClaimState]) -> int:
+        """An upper bound of _dra_score on any node: per prioritized list, the score of its first
+        alternative that some device of the inventory could satisfy at all (dractl's own
+        shortcut; the choice is the one a full scan makes)."""
+        total = 0
+        for claim in pending:
+            for request in claim.model.requests:
+                for index, sub in enumerate(request.first_available):
+                    if self.allocator.could_match(sub.device_class_name, sub.selectors):
+                        total += 8 - index
+                        break
+        return total
 
     @staticmethod
     def _dra_score(attempt, pending: list[ClaimState]) -> int:

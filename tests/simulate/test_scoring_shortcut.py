@@ -1,0 +1,114 @@
+"""dractl's shortcut for prioritized lists (1.36+ DRA score): the node scan stops at the first
+node reaching the best score any node could get, where a subrequest that no device of the
+inventory can satisfy does not count. The plan must be exactly the full scan's."""
+
+from __future__ import annotations
+
+import pytest
+
+from dractl.simulate import scheduler
+
+NODES = "".join(f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}}}}}
+status: {{allocatable: {{cpu: "8", memory: 8Gi, pods: "110"}}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: n{i}-gpus}}
+spec:
+  driver: gpu.example.com
+  nodeName: n{i}
+  pool: {{name: n{i}, generation: 1, resourceSliceCount: 1}}
+  devices:
+  - {{name: small-0, attributes: {{model: {{string: small}}}}}}
+  - {{name: small-1, attributes: {{model: {{string: small}}}}}}
+""" + ("  - {name: big-0, attributes: {model: {string: big}}}\n" if i in (3, 5) else "")
+    for i in range(8))
+
+CLASSES = """---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: nothing.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "none.example.com"'}
+"""
+
+
+def template(first: str, first_selector: str = "") -> str:
+    selectors = (f"\n          selectors:\n          - cel: {{expression: '{first_selector}'}}"
+                 if first_selector else "")
+    return f"""---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: prio, namespace: default}}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        firstAvailable:
+        - name: first
+          deviceClassName: {first}{selectors}
+        - name: second
+          deviceClassName: gpu.example.com
+"""
+
+
+PODS = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: p{i}, namespace: default}}
+spec:
+  containers: [{{name: c, image: x}}]
+  resourceClaims: [{{name: gpu, resourceClaimTemplateName: prio}}]
+""" for i in range(20))
+
+
+def plan_summary(plan):
+    return [(p.pod.name, p.status, p.node) for p in plan.pods], \
+        [(c.name, c.status, c.allocation) for c in plan.claims]
+
+
+@pytest.mark.parametrize("first,selector", [
+    ("nothing.example.com", ""),                                   # no device anywhere
+    ("gpu.example.com", 'device.attributes["gpu.example.com"].model == "big"'),  # on two nodes
+    ("gpu.example.com", 'device.attributes["gpu.example.com"].model == "huge"'),  # none
+])
+def test_same_plan_as_the_full_scan(dry_run, monkeypatch, first, selector):
+    text = NODES + CLASSES + template(first, selector) + PODS
+    fast = dry_run(text, inventory=None, version="1.37")
+    calls = []
+    real = scheduler.Simulation._best_possible_score
+
+    def unbounded(self, pending):
+        calls.append(real(self, pending))
+        return 10**9  # never reached: every feasible node is scored
+
+    monkeypatch.setattr(scheduler.Simulation, "_best_possible_score", unbounded)
+    full = dry_run(text, inventory=None, version="1.37")
+    assert calls, "the scoring path was not taken"
+    assert plan_summary(fast) == plan_summary(full)
+    assert all(p.status == "Scheduled" for p in fast.pods[:16])
+
+
+def test_the_bound_counts_only_alternatives_some_device_satisfies(dry_run, monkeypatch):
+    seen = []
+    real = scheduler.Simulation._best_possible_score
+    monkeypatch.setattr(scheduler.Simulation, "_best_possible_score",
+                        lambda self, pending: seen.append(real(self, pending)) or seen[-1])
+    dry_run(NODES + CLASSES + template("nothing.example.com") + PODS, inventory=None)
+    assert seen and set(seen) == {7}  # the second alternative: 8 - 1
+    seen.clear()
+    dry_run(NODES + CLASSES + template("gpu.example.com", 'device.attributes["gpu.example.com"]'
+                                       '.model == "big"') + PODS, inventory=None)
+    assert seen and set(seen) == {8}
