@@ -434,8 +434,8 @@ def first_available(out: Path, pods: int, nodes: int | None = None, devices: int
     return _done(Scenario(name, "allocate", f"prioritized list (firstAvailable: H100 class with no "
                           f"devices, then test-class), {pods} pods, {nodes} nodes", str(d), nodes,
                           pods, docs, upstream="resourceclaimtemplate-first-available.yaml",
-                          note="scores every feasible node per pod (DRA Score prefers earlier "
-                               "subrequests), so it cannot stop at the first fit"))
+                          note="DRA Score prefers earlier subrequests; sub-0 matches no device "
+                               "anywhere, so the scan stops at the first node offering sub-1"))
 
 
 def partitionable(out: Path, pools: int, nodes: int | None = None, pods: int | None = None) -> Scenario:

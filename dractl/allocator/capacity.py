@@ -58,7 +58,7 @@ def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None) -> b
                 lo = rng.min.ceil_int() if rng.min is not None else 0
                 return (amount.ceil_int() - lo) % step != 0
             lo_v = rng.min.value if rng.min is not None else Fraction(0)
-            return rng.step.value != 0 and ((amount.value - lo_v) / rng.step.value).denominator != 1
+            return rng.step.value != 0 and (Fraction(amount.value - lo_v) / rng.step.value).denominator != 1
         return False
     if policy.valid_values:
         return not any(amount == v for v in policy.valid_values)

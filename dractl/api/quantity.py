@@ -55,7 +55,14 @@ class Quantity:
     __slots__ = ("value", "format")
 
     def __init__(self, value: Fraction | int, format: str = DECIMAL_SI):
-        self.value = Fraction(value)
+        # Whole values (nearly all: bytes, counts) are kept as int, because arithmetic and
+        # comparisons on Fractions cost ~1 µs each and counter bookkeeping does millions of them.
+        # int and Fraction mix exactly; division must go through Fraction (see capacity.py).
+        if type(value) is not int:
+            value = Fraction(value)
+            if value.denominator == 1:
+                value = value.numerator
+        self.value = value
         self.format = format
 
     @classmethod
