@@ -110,3 +110,27 @@ def test_runner_measures_a_tiny_scenario(tmp_path):
     assert len(result.runs) == 1 and result.runs[0].rc == 0
     text = runner.table([result])
     assert scenario.name in text and "vs 50 pods/s" in text
+
+
+def test_micro_measurements_run(tmp_path):
+    from benchmarks import micro
+
+    allocation = micro.allocation_us(batches=1, per_batch=20)  # raises if the claim does not fit
+    assert allocation["us_median"] > 0 and allocation["allocations"] == 20
+    command, _ = runner.dractl_command()
+    startup = micro.startup_ms(command, runs=1)                # raises if a command fails
+    assert set(startup) == {"python -c pass", "dractl --version", "dractl validate FILE",
+                            "dractl validate FILE -o json"}
+
+
+def test_targets_report_linearity_from_the_series(tmp_path):
+    def fake(pods: int, wall: float) -> runner.Result:
+        s = S.Scenario(f"claim_template_{pods}pods_{pods // 10}nodes", "allocate", "", str(tmp_path),
+                       pods // 10, pods, 0)
+        return runner.Result(s, runs=[runner.Run(wall, wall, 50.0, 0)])
+
+    linear = runner.targets([fake(1000, 0.5), fake(2000, 0.8), fake(5000, 1.7)])
+    assert any("cost grows linearly" in line and "MET" in line and "NOT" not in line
+               for line in linear)
+    quadratic = runner.targets([fake(1000, 0.5), fake(2000, 1.0), fake(5000, 4.0)])
+    assert any("cost grows linearly" in line and "NOT MET" in line for line in quadratic)

@@ -1,0 +1,118 @@
+"""Two small measurements issue #9 asks for next to the scenario table.
+
+* allocation: one single-device claim on a node with 10 devices, through the library's
+  `Allocator.allocate` (the structured allocator only: no loading, no scheduler loop), timed in
+  batches in this process; compared with the ~8 µs upstream's Go allocator takes for the same
+  (a reference figure, not measured here).
+* start-up: `dractl --version` and `dractl validate` of one small manifest (text and -o json),
+  as pre-commit runs them, next to the bare interpreter (`python -c pass`), median of N runs.
+
+    python -m benchmarks.micro [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GO_ALLOCATION_US = 8.0  # upstream allocator, one single-device claim, 10-device node (reference)
+
+SMALL_MANIFEST = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: one-gpu
+  namespace: default
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: device.attributes["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0
+"""
+
+
+def allocation_us(batches: int = 7, per_batch: int = 2000) -> dict:
+    """Median µs per Allocator.allocate of a fresh single-device claim on a 10-device node."""
+    from dractl.allocator import Allocator
+    from dractl.allocator.nodes import NodeInfo
+    from dractl.api.resource import model_from_dict
+    from dractl.api.versions import parse_feature_gates
+
+    driver = "gpu.example.com"
+    devices = [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}}} for i in range(10)]
+    docs = [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": driver},
+         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+         "spec": {"driver": driver, "nodeName": "node-0", "devices": devices,
+                  "pool": {"name": "node-0", "generation": 1, "resourceSliceCount": 1}}},
+    ]
+    gates = parse_feature_gates("", "1.37")
+    cls, slice_ = (model_from_dict(d) for d in docs)
+    allocator = Allocator(gates, [cls], [slice_])
+    node = NodeInfo("node-0")
+    claims = [model_from_dict({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": f"c{i}", "namespace": "default", "uid": f"u{i}"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": driver}}]}},
+    }) for i in range(per_batch)]
+    outcome = allocator.allocate(node, [claims[0]])  # warm: CEL compiled, pools gathered
+    if not outcome.allocated:
+        raise RuntimeError(f"the micro-benchmark claim did not allocate: {outcome}")
+    samples = []
+    for _ in range(batches):
+        start = time.perf_counter()
+        for claim in claims:
+            allocator.allocate(node, [claim])
+        samples.append((time.perf_counter() - start) / per_batch * 1e6)
+    return {"us_median": statistics.median(samples), "us_min": min(samples),
+            "go_reference_us": GO_ALLOCATION_US, "allocations": batches * per_batch}
+
+
+def startup_ms(dractl: list[str], runs: int = 9) -> dict:
+    """Median wall milliseconds of short commands, each started `runs` times."""
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = Path(tmp) / "claim.yaml"
+        manifest.write_text(SMALL_MANIFEST)
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "dractl --version": dractl + ["--version"],
+            "dractl validate FILE": dractl + ["validate", str(manifest)],
+            "dractl validate FILE -o json": dractl + ["validate", str(manifest), "-o", "json"],
+        }
+        out = {}
+        for name, cmd in commands.items():
+            times = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                times.append((time.perf_counter() - start) * 1000)
+                if proc.returncode not in (0, 1):
+                    raise RuntimeError(f"{name} failed: {proc.stderr.decode(errors='replace')[-300:]}")
+            out[name] = statistics.median(times)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks.runner import dractl_command
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.micro")
+    parser.add_argument("--runs", type=int, default=9, help="start-up runs per command")
+    args = parser.parse_args(argv)
+    dractl, _ = dractl_command()
+    print(json.dumps({"allocation": allocation_us(), "startup_ms": startup_ms(dractl, args.runs)},
+                     indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
