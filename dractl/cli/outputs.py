@@ -43,9 +43,16 @@ def ci_output(fmt: str, findings: list[Finding], docs, *, suite: str, successful
     return github.render(findings)
 
 
-def stable_text(render: Callable[[Console], None]) -> str:
+def stable_text(render: Callable[[Console], None], plain: bool = False) -> str:
     """Text output as files and golden tests need it: no colour, no terminal-dependent width or
-    line drawing (the same bytes on every machine, terminal or not)."""
+    line drawing (the same bytes on every machine, terminal or not). plain: the report prints
+    only strings and Styled lines, which need no rich (report/styled.py)."""
+    if plain:
+        from dractl.report.styled import PlainConsole
+
+        console = PlainConsole()
+        render(console)  # type: ignore[arg-type]
+        return console.getvalue()
     from rich.console import Console
 
     buffer = io.StringIO()

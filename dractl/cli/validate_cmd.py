@@ -83,7 +83,7 @@ def validate(
         text = outputs.ci_output(output.value, findings, run.docs, suite="dractl validate",
                                  successful=not usage_failed)
     elif golden or not common.is_terminal(sys.stdout):
-        text = outputs.stable_text(render_text)
+        text = outputs.stable_text(render_text, plain=True)  # lines and strings only
     else:
         text = None
 

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from dractl.report.sanitize import safe_line
+from dractl.report.styled import Styled
 from dractl.validate.findings import ERROR, INFO, WARNING, Finding
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from dractl.report.styled import PlainConsole
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow"}
 
 
-def finding_line(f: Finding) -> Text:
+def finding_line(f: Finding) -> Styled:
     where = safe_line(f.file or "<input>")
     if f.line:
         where += f":{f.line}:{f.column}"
-    text = Text()
+    text = Styled()
     text.append(where, style="bold")
     text.append("  ")
     text.append(f.code, style="cyan")
@@ -30,8 +35,8 @@ def finding_line(f: Finding) -> Text:
     return text
 
 
-def summary_line(files: int, documents: int, errors: int, warnings: int) -> Text:
-    text = Text()
+def summary_line(files: int, documents: int, errors: int, warnings: int) -> Styled:
+    text = Styled()
     text.append(f"{files} file{'s' * (files != 1)}, {documents} document{'s' * (documents != 1)}: ")
     text.append(f"{errors} error{'s' * (errors != 1)}", style="bold red" if errors else "green")
     text.append(", ")
@@ -39,7 +44,7 @@ def summary_line(files: int, documents: int, errors: int, warnings: int) -> Text
     return text
 
 
-def print_findings(console: Console, findings: list[Finding], *, quiet: bool = False,
+def print_findings(console: "Console | PlainConsole", findings: list[Finding], *, quiet: bool = False,
                    show_info: bool = False) -> None:
     """Info findings (notes such as DRA1417) are only in machine formats unless asked for."""
     last_file = None
