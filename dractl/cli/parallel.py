@@ -145,7 +145,7 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     sizes = [len(i.data) for i in items if isinstance(i, Source)]
     parallel = jobs > 1 and (n_files >= PARALLEL_MIN_FILES or _bytes_saved(sizes, jobs)
                              >= PARALLEL_MIN_SAVED_BYTES)
-    size = max(4, -(-len(items) // (jobs * 8))) if parallel else SERIAL_CHUNK
+    size = _parallel_chunk_size(len(items), jobs) if parallel else SERIAL_CHUNK
     chunks = list(_chunks(items, size, ignore_for))
     bar = _Progress(n_files, enabled=progress)
     if not parallel:
@@ -172,6 +172,12 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+
+
+def _parallel_chunk_size(n_items: int, jobs: int) -> int:
+    """About 8 chunks per worker for balance, at least 4 files each -- but never fewer chunks
+    than workers when there are enough files (two big files go to two workers)."""
+    return min(max(4, -(-n_items // (jobs * 8))), max(1, -(-n_items // jobs)))
 
 
 def _bytes_saved(sizes: list[int], jobs: int) -> int:

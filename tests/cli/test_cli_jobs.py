@@ -213,3 +213,12 @@ def test_processes_only_when_splitting_files_shortens_the_longest_share():
     assert saved([mb, mb, mb, mb], 2) == 2 * mb              # four even files over two workers
     assert saved([], 2) == 0
     assert saved([3 * mb, mb, mb], 2) < parallel.PARALLEL_MIN_SAVED_BYTES * 3
+
+
+def test_chunks_give_every_worker_something():
+    size = parallel._parallel_chunk_size
+    assert size(2, 2) == 1            # two big files: one per worker
+    assert size(3, 2) == 2
+    assert size(100, 2) == 7          # ~8 chunks per worker
+    assert size(240, 4) == 8
+    assert size(10, 2) == 4           # at least 4 files a chunk when there are plenty
