@@ -7,6 +7,7 @@ and booleans bare, strings double-quoted, everything else as compact JSON (`null
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Callable, Iterable
 
@@ -207,6 +208,7 @@ class Emitter:
         self.findings.append(Finding(severity, code, message, path))
 
 
+@functools.lru_cache(maxsize=64)
 def version_tuple(version: str) -> tuple[int, int]:
     try:
         major, minor = str(version).split(".")[:2]

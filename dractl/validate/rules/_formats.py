@@ -190,11 +190,25 @@ def check_c_identifier(em: Emitter, code: str, value: str, path: tuple) -> None:
         em.add(code, invalid(value, msg), path)
 
 
+# Attribute and capacity keys repeat on every device of an inventory; a valid key stays valid
+# (the checks do not depend on the version or gates), so each is checked once per process.
+_VALID_QUALIFIED: set[str] = set()
+
+
 def check_qualified_name(em: Emitter, code: str, value: str, path: tuple) -> None:
     """The resource API's QualifiedName (attribute and capacity keys): `id` or `domain/id`.
 
     Errors are reported on the map itself (upstream validates keys at the map's path).
     """
+    if value in _VALID_QUALIFIED:
+        return
+    before = len(em.findings)
+    _check_qualified_name(em, code, value, path)
+    if len(em.findings) == before and len(_VALID_QUALIFIED) < 100_000:
+        _VALID_QUALIFIED.add(value)
+
+
+def _check_qualified_name(em: Emitter, code: str, value: str, path: tuple) -> None:
     parts = value.split("/")
     if len(parts) == 1:
         check_c_identifier(em, code, parts[0], path)

@@ -81,6 +81,7 @@ SLICE_DEVICE_COUNTERS_MAX_134 = 1024
 VALID_VALUES_MAX = 10
 _ATTR_SCALARS = ("bool", "int", "string", "version")
 _ATTR_LISTS = ("bools", "ints", "strings", "versions")
+_ATTR_MEMBERS = frozenset(_ATTR_SCALARS + _ATTR_LISTS)
 _MAX_INT64 = 2**63 - 1
 
 
@@ -142,26 +143,33 @@ def _drop_disabled(em: Emitter, spec: dict) -> None:
             del obj[key]
             common.gate_dropped(em, gate_name, key, path, consequence)
 
-    if not gate("DRAPartitionableDevices"):
+    # Gates are fixed for the run: looked up once per slice, not once per device.
+    taints_on = gate("DRADeviceTaints")
+    partitionable_on = gate("DRAPartitionableDevices")
+    binding_conditions_on = gate("DRADeviceBindingConditions")
+    consumable_on = gate("DRAConsumableCapacity")
+    node_allocatable_on = gate("DRANodeAllocatableResources")
+    list_attributes_on = gate("DRAListTypeAttributes")
+    if not partitionable_on:
         drop(spec, "sharedCounters", "DRAPartitionableDevices", ("spec", "sharedCounters"))
         drop(spec, "perDeviceNodeSelection", "DRAPartitionableDevices",
              ("spec", "perDeviceNodeSelection"))
-    binding = gate("DRADeviceBindingConditions") and gate("DRAResourceClaimDeviceStatus")
+    binding = binding_conditions_on and gate("DRAResourceClaimDeviceStatus")
+    missing = ("DRADeviceBindingConditions" if not binding_conditions_on
+               else "DRAResourceClaimDeviceStatus")
     for i, device in enumerate(devices):
         if not isinstance(device, dict):
             continue
         dpath = ("spec", "devices", i)
-        if not gate("DRADeviceTaints"):
+        if not taints_on:
             drop(device, "taints", "DRADeviceTaints", dpath + ("taints",))
-        if not gate("DRAPartitionableDevices"):
+        if not partitionable_on:
             for key in ("consumesCounters", "nodeName", "nodeSelector", "allNodes"):
                 drop(device, key, "DRAPartitionableDevices", dpath + (key,))
         if not binding:
-            missing = ("DRADeviceBindingConditions" if not gate("DRADeviceBindingConditions")
-                       else "DRAResourceClaimDeviceStatus")
             for key in ("bindsToNode", "bindingConditions", "bindingFailureConditions"):
                 drop(device, key, missing, dpath + (key,))
-        if not gate("DRAConsumableCapacity"):
+        if not consumable_on:
             drop(device, "allowMultipleAllocations", "DRAConsumableCapacity",
                  dpath + ("allowMultipleAllocations",))
             capacity = device.get("capacity")
@@ -171,10 +179,10 @@ def _drop_disabled(em: Emitter, spec: dict) -> None:
                     if isinstance(value, dict):
                         drop(value, "requestPolicy", "DRAConsumableCapacity",
                              dpath + ("capacity", MapKey(key), "requestPolicy"))
-        if not gate("DRANodeAllocatableResources"):
+        if not node_allocatable_on:
             drop(device, "nodeAllocatableResourceMappings", "DRANodeAllocatableResources",
                  dpath + ("nodeAllocatableResourceMappings",))
-        if not gate("DRAListTypeAttributes"):
+        if not list_attributes_on:
             attributes = device.get("attributes")
             if isinstance(attributes, dict):
                 for key in sorted(k for k in attributes if isinstance(k, str)):
@@ -338,17 +346,20 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
 
 def _check_attribute(em: Emitter, attr: dict, path: tuple) -> None:
     set_members = 0
-    for member in _ATTR_SCALARS + _ATTR_LISTS:
-        if attr.get(member) is not None:
+    for member in attr:  # usually one key: look only at what is there
+        if member in _ATTR_MEMBERS and attr[member] is not None:
             set_members += 1
     string = attr.get("string")
-    if isinstance(string, str) and len(string.encode()) > ATTR_VALUE_MAX_LENGTH:
+    if isinstance(string, str) and len(string) * 4 > ATTR_VALUE_MAX_LENGTH \
+            and len(string.encode()) > ATTR_VALUE_MAX_LENGTH:
         em.add(C_ATTR_TOO_LONG, too_long(ATTR_VALUE_MAX_LENGTH), path + ("string",))
     version = attr.get("version")
     if isinstance(version, str):
         _check_version(em, version, path + ("version",))
     for member in _ATTR_LISTS:
-        values = attr.get(member)
+        if member not in attr:
+            continue
+        values = attr[member]
         if not isinstance(values, list):
             continue
         if not values:
