@@ -47,7 +47,7 @@ class ModelError(ValueError):
 
 
 def _map(raw: Any) -> Mapping[str, Any]:
-    return raw if isinstance(raw, Mapping) else _EMPTY
+    return raw if (type(raw) is dict or isinstance(raw, Mapping)) else _EMPTY
 
 
 def _list(raw: Any) -> list:
@@ -152,7 +152,7 @@ class DeviceSelector:
     @classmethod
     def from_dict(cls, raw: Any) -> "DeviceSelector":
         cel = _map(raw).get("cel")
-        if not isinstance(cel, Mapping):
+        if not (type(cel) is dict or isinstance(cel, Mapping)):
             return cls(None)
         return cls(_str(cel.get("expression")))
 
@@ -244,7 +244,7 @@ class CapacityRequestPolicy:
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "CapacityRequestPolicy | None":
-        if not isinstance(raw, Mapping):
+        if not (type(raw) is dict or isinstance(raw, Mapping)):
             return None
         vv = raw.get("validValues")
         vr = raw.get("validRange")
@@ -256,7 +256,7 @@ class CapacityRequestPolicy:
                 _opt_quantity(vr.get("min"), f"{where}: validRange.min"),
                 _opt_quantity(vr.get("max"), f"{where}: validRange.max"),
                 _opt_quantity(vr.get("step"), f"{where}: validRange.step"),
-            ) if isinstance(vr, Mapping) else None),
+            ) if (type(vr) is dict or isinstance(vr, Mapping)) else None),
         )
 
 
@@ -403,7 +403,7 @@ class DeviceTaintRule:
         spec = _map(doc.get("spec"))
         sel = spec.get("deviceSelector")
         selector = None
-        if isinstance(sel, Mapping):
+        if (type(sel) is dict or isinstance(sel, Mapping)):
             selector = DeviceTaintSelector(_str(sel.get("driver")) or None, _str(sel.get("pool")) or None,
                                            _str(sel.get("device")) or None)
         return cls(_str(_map(doc.get("metadata")).get("name")), selector, DeviceTaint.from_dict(spec.get("taint")))
@@ -447,7 +447,7 @@ class CapacityRequirements:
 
 
 def _capacity_requirements(raw: Any, where: str) -> CapacityRequirements | None:
-    if not isinstance(raw, Mapping):
+    if not (type(raw) is dict or isinstance(raw, Mapping)):
         return None
     return CapacityRequirements(_frozen({
         _str(k): _quantity(v, f"{where}: capacity request {k}") for k, v in _map(raw.get("requests")).items()
@@ -527,7 +527,7 @@ class DeviceRequest:
         return cls(
             name=name,
             exactly=ExactDeviceRequest.from_dict(exactly, f"{where}: request {name}")
-            if isinstance(exactly, Mapping) else None,
+            if (type(exactly) is dict or isinstance(exactly, Mapping)) else None,
             first_available=tuple(DeviceSubRequest.from_dict(s, f"{where}: request {name}")
                                   for s in _list(m.get("firstAvailable"))),
         )
@@ -587,7 +587,7 @@ class DeviceRequestAllocationResult:
             binding_failure_conditions=_str_tuple_or_none(m.get("bindingFailureConditions")),
             share_id=_str(m.get("shareID")) or None,
             consumed_capacity=_frozen({_str(k): _quantity(v, f"{where}: consumedCapacity {k}")
-                                       for k, v in cc.items()}) if isinstance(cc, Mapping) else None,
+                                       for k, v in cc.items()}) if (type(cc) is dict or isinstance(cc, Mapping)) else None,
         )
 
     def to_dict(self) -> dict:
@@ -629,7 +629,7 @@ class DeviceAllocationConfiguration:
 
 def _plain(value: Any) -> Any:
     """Deep copy into plain dicts/lists (mapping proxies and YAML node types are not serialisable)."""
-    if isinstance(value, Mapping):
+    if (type(value) is dict or isinstance(value, Mapping)):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
@@ -694,7 +694,7 @@ class ResourceClaim:
             requests=tuple(DeviceRequest.from_dict(r, where) for r in _list(devices.get("requests"))),
             constraints=tuple(DeviceConstraint.from_dict(c) for c in _list(devices.get("constraints"))),
             config=tuple(DeviceClaimConfiguration.from_dict(c) for c in _list(devices.get("config"))),
-            allocation=AllocationResult.from_dict(alloc, where) if isinstance(alloc, Mapping) else None,
+            allocation=AllocationResult.from_dict(alloc, where) if (type(alloc) is dict or isinstance(alloc, Mapping)) else None,
         )
 
 
