@@ -19,7 +19,10 @@ def entry() -> None:
 
         status = _write(f"dractl {__version__}\n")
     else:
+        import dractl.cli
         from dractl.cli.app import main
+
+        dractl.cli.SHORT_LIVED = True
 
         try:
             main()

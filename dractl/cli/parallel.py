@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterable
 
+import dractl.cli
 from dractl.api.versions import FeatureGates
 from dractl.config import CONFIG_NAMES
 from dractl.load.document import Document
@@ -103,8 +104,9 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     """
     # Loading builds millions of objects and almost no reference cycles (decoded YAML is made
     # of trees): the collector would scan them over and over for nothing (~0.1 s of a 2 s run).
-    # It is paused while loading, and what was loaded, which lives until the end of the run,
-    # is then moved out of its sight (gc.freeze).
+    # It is paused while loading; in the `dractl` process (SHORT_LIVED), what was loaded lives
+    # until exit and is then moved out of its sight for good (gc.freeze). A long-lived caller
+    # (tests, a library user) keeps its collector as it was.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -115,7 +117,8 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     finally:
         if collecting:
             gc.enable()
-            gc.freeze()
+            if dractl.cli.SHORT_LIVED:
+                gc.freeze()
 
 
 def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
