@@ -181,41 +181,75 @@ def dractl_command() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "dractl"]
 
 
+# Runs a command as its own child and reports that child's peak memory. Needed because Linux
+# carries a process's peak RSS across exec(): a dractl started directly from a big pytest
+# process would report pytest's size, not its own. The helper is small, so its child starts
+# small. It exits as the command did (re-raising a fatal signal).
+_PEAK_MEMORY = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    import signal
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+os._exit(code)
+"""
+
+
 def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dict | None = None,
                    cwd=None, preexec_fn=None, stdin_file=None, wrapper: list | None = None) -> Run:
     """The installed `dractl` entry point as a real process (no DRACTL_DEBUG).
 
-    Output goes to files (no pipe can fill up), the child's peak memory comes from wait4(),
-    and a child that overruns `timeout` is killed and reported with code TIMED_OUT.
+    Output goes to files (no pipe can fill up), the child's own peak memory is measured (see
+    _PEAK_MEMORY), and a child that overruns `timeout` is killed and reported with code
+    TIMED_OUT.
     """
     full_env = {k: v for k, v in os.environ.items() if k != "DRACTL_DEBUG"}
     full_env.update(env or {})
     args = [str(a) for a in args]
     with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, \
-            tempfile.TemporaryFile() as ferr:
+            tempfile.TemporaryFile() as ferr, tempfile.TemporaryDirectory() as tmp:
         fin.write(stdin)
         fin.seek(0)
+        peak_file = os.path.join(tmp, "peak")
+        command = [sys.executable, "-c", _PEAK_MEMORY, peak_file] + (wrapper or []) + \
+            dractl_command() + args
         start = time.perf_counter()
-        proc = subprocess.Popen((wrapper or []) + dractl_command() + args, stdin=stdin_file or fin, stdout=fout, stderr=ferr,
-                                env=full_env, cwd=cwd, preexec_fn=preexec_fn)
+        proc = subprocess.Popen(command, stdin=stdin_file or fin, stdout=fout, stderr=ferr,
+                                env=full_env, cwd=cwd, preexec_fn=preexec_fn,
+                                start_new_session=True)
         deadline = start + timeout
         while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 code = os.waitstatus_to_exitcode(status)
                 break
             if time.perf_counter() > deadline:
-                proc.kill()
-                _, _, usage = os.wait4(proc.pid, 0)
+                os.killpg(proc.pid, signal.SIGKILL)  # the helper and dractl under it
+                os.wait4(proc.pid, 0)
                 code = TIMED_OUT
                 break
             time.sleep(0.01)
         proc.returncode = code  # reaped by wait4: keep Popen from waiting again
         seconds = time.perf_counter() - start
+        try:
+            with open(peak_file) as f:
+                peak_kb = int(f.read() or 0)
+        except (OSError, ValueError):
+            peak_kb = 0  # killed before it could report
         fout.seek(0)
         ferr.seek(0)
         return Run(args, code, fout.read().decode("utf-8", "replace"),
-                   ferr.read().decode("utf-8", "replace"), seconds, usage.ru_maxrss)
+                   ferr.read().decode("utf-8", "replace"), seconds, peak_kb)
 
 
 # ---- output well-formedness --------------------------------------------------------------------

@@ -412,3 +412,14 @@ def test_100000_files(tmp_path):
     assert doc["summary"]["files"] == 100_000 and doc["summary"]["documents"] == 200
     assert {f["name"] for f in doc["findings"] if f["severity"] == "error"} == \
         {f"Not_A_Name_{d}" for d in range(100)}
+
+
+def test_peak_memory_is_dractls_own_not_the_test_runners():
+    """Linux carries a process's peak RSS across exec(): the harness must not report the size of
+    the (big) test process that started dractl as dractl's own."""
+    ballast = bytearray(300 * 1024 * 1024)
+    ballast[::4096] = b"\x01" * len(ballast[::4096])  # touch every page
+    run = run_subprocess(["--version"], timeout=TIME_LIMIT)
+    assert run.code == 0 and run.out.startswith("dractl ")
+    assert 0 < run.max_rss_kb < 150 * 1024, run.max_rss_kb
+    del ballast
