@@ -124,13 +124,15 @@ def test_micro_measurements_run(tmp_path):
 
 
 def test_targets_report_linearity_from_the_series(tmp_path):
-    def fake(pods: int, wall: float) -> runner.Result:
+    def fake(pods: int, work: float) -> runner.Result:
         s = S.Scenario(f"claim_template_{pods}pods_{pods // 10}nodes", "allocate", "", str(tmp_path),
                        pods // 10, pods, 0)
-        return runner.Result(s, runs=[runner.Run(wall, wall, 50.0, 0)])
+        stages = {"load": work / 4, "validate": work / 4, "simulate": work / 4, "report": work / 4}
+        return runner.Result(s, runs=[runner.Run(work + 0.3, work + 0.3, 50.0, 0)],
+                             stages=stages, stages_cpu=stages)
 
-    linear = runner.targets([fake(1000, 0.5), fake(2000, 0.8), fake(5000, 1.7)])
-    assert any("cost grows linearly" in line and "MET" in line and "NOT" not in line
-               for line in linear)
-    quadratic = runner.targets([fake(1000, 0.5), fake(2000, 1.0), fake(5000, 4.0)])
+    linear = runner.targets([fake(1000, 0.3), fake(2000, 0.62), fake(5000, 1.5)])
+    assert any("cost grows linearly" in line and line.rstrip().endswith(")") and "-> MET" in line
+               for line in linear), linear
+    quadratic = runner.targets([fake(1000, 0.3), fake(2000, 0.9), fake(5000, 4.0)])
     assert any("cost grows linearly" in line and "NOT MET" in line for line in quadratic)
