@@ -75,8 +75,20 @@ def _amount_for_value(v: Fraction) -> tuple[int, int] | None:
     return None
 
 
+_PARSED: dict[str, CelQuantity] = {}  # quantities are immutable; device capacities repeat
+
+
 def parse_quantity(text: str) -> CelQuantity:
     """resource.ParseQuantity, with apimachinery's error texts and fast-path bookkeeping."""
+    cached = _PARSED.get(text) if isinstance(text, str) else None
+    if cached is None:
+        cached = _parse_quantity(text)
+        if len(_PARSED) < 10_000:
+            _PARSED[text] = cached
+    return cached
+
+
+def _parse_quantity(text: str) -> CelQuantity:
     m = _SPLIT_RE.match(text) if text else None
     if not text or m is None:
         raise EvalError(FORMAT_ERR)
