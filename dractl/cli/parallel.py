@@ -104,9 +104,10 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     """
     # Loading builds millions of objects and almost no reference cycles (decoded YAML is made
     # of trees): the collector would scan them over and over for nothing (~0.1 s of a 2 s run).
-    # It is paused while loading; in the `dractl` process (SHORT_LIVED), what was loaded lives
-    # until exit and is then moved out of its sight for good (gc.freeze). A long-lived caller
-    # (tests, a library user) keeps its collector as it was.
+    # It is paused while loading. In the `dractl` process (SHORT_LIVED) it stays off: what was
+    # loaded lives until exit (gc.freeze), and the dry run that follows makes no cyclic garbage
+    # worth collecting either (20,000 pods: the same peak memory with the collector off, 5.5 s
+    # instead of 6.6 s). A long-lived caller (tests, a library user) gets its collector back.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -116,9 +117,10 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                                aliases=aliases, stdin=stdin)
     finally:
         if collecting:
-            gc.enable()
             if dractl.cli.SHORT_LIVED:
                 gc.freeze()
+            else:
+                gc.enable()
 
 
 def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
