@@ -102,11 +102,13 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     def _mapping(self, node, depth: int) -> dict:
         mapping: dict = {}
         self._built[node] = mapping
+        reported = len(self.duplicates)
         for key_node, value_node in node.value:
             key_tag = key_node.tag
             if key_tag == _STR and key_node.__class__ is _ScalarNode:
                 key = key_node.value
             elif key_tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
+                del self.duplicates[reported:]  # the mapping is read again from the start
                 mapping = self.construct_object(node, deep=True)
                 self._built[node] = mapping
                 return mapping
@@ -122,10 +124,17 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         return mapping
 
     def _duplicate(self, node, key: str, key_node) -> None:
-        first = next(k for k, _ in node.value if k.__class__ is _ScalarNode and k.value == key)
+        # Rare: find where the key was first set (`on` and `yes` are both the key "true").
+        first = next(k for k, _ in node.value if self._key_text(k) == key)
         self.duplicates.append(DuplicateKey(
             key, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
             first.start_mark.line + 1))
+
+    def _key_text(self, key_node) -> str:
+        if key_node.tag == _STR and key_node.__class__ is _ScalarNode:
+            return key_node.value
+        key = self.construct_object(key_node, deep=True)
+        return key if isinstance(key, str) else _json_key(key)
 
     # PyYAML's path, for the nodes the short path hands over.
     def construct_object(self, node, deep=False):

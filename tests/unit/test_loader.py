@@ -246,3 +246,19 @@ def test_builder_matches_pyyaml_on_every_scalar_type():
     reference["t"] = "2024-01-01"  # timestamps stay strings, as in Kubernetes
     expected = {("true" if k is True else str(k)): v for k, v in reference.items()}
     assert built == expected
+
+
+def test_keys_that_mean_the_same_are_duplicates_with_the_first_line():
+    parsed = parse_source("b.yaml", b"apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n"
+                          b"  labels:\n    on: a\n    yes: b\n    1: c\n    '1': d\n")
+    dup = sorted((f.line, f.message) for f in parsed.findings if f.code == "DRA0005")
+    assert dup == [(7, 'duplicate field "true" (first set on line 6)'),
+                   (9, 'duplicate field "1" (first set on line 8)')]
+
+
+def test_a_merge_key_after_a_duplicate_reports_it_once():
+    text = (b"apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: &l {x: '1'}\n"
+            b"  annotations:\n    a: '1'\n    a: '2'\n    <<: *l\n")
+    parsed = parse_source("m.yaml", text)
+    assert [f.line for f in parsed.findings if f.code == "DRA0005"] == [8]
+    assert parsed.documents[0].data["metadata"]["annotations"] == {"a": "2", "x": "1"}
