@@ -222,3 +222,26 @@ def test_chunks_give_every_worker_something():
     assert size(100, 2) == 7          # ~8 chunks per worker
     assert size(240, 4) == 8
     assert size(10, 2) == 4           # at least 4 files a chunk when there are plenty
+
+
+def test_gc_policy_of_the_dractl_process_and_of_library_callers(big_tree, monkeypatch):
+    """Library callers get their collector back after loading; the dractl process itself
+    (SHORT_LIVED, set by the console script) keeps it off and freezes what was loaded."""
+    import gc
+
+    import dractl.cli
+    from dractl.api.versions import parse_feature_gates
+    from dractl.load.limits import Limits
+
+    monkeypatch.chdir(big_tree)
+    gates = parse_feature_gates("", "1.37")
+    assert gc.isenabled()
+    parallel.validate_paths(["team-1"], limits=Limits(), gates=gates, jobs=1)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    monkeypatch.setattr(dractl.cli, "SHORT_LIVED", True)
+    try:
+        parallel.validate_paths(["team-1"], limits=Limits(), gates=gates, jobs=1)
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

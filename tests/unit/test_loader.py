@@ -262,3 +262,56 @@ def test_a_merge_key_after_a_duplicate_reports_it_once():
     parsed = parse_source("m.yaml", text)
     assert [f.line for f in parsed.findings if f.code == "DRA0005"] == [8]
     assert parsed.documents[0].data["metadata"]["annotations"] == {"a": "2", "x": "1"}
+
+
+# ---- the builder against PyYAML's own constructor, on random documents -----------------------
+def _reference_load(text: str):
+    """What the loader produced before its short path: PyYAML's SafeLoader constructor with
+    Kubernetes' conventions (timestamps stay strings, keys become strings)."""
+    import yaml
+
+    class Reference(yaml.SafeLoader):
+        pass
+
+    Reference.add_constructor("tag:yaml.org,2002:timestamp", lambda l, n: l.construct_scalar(n))
+
+    def keys_as_text(value):
+        if isinstance(value, dict):
+            return {("true" if k is True else "false" if k is False else "null" if k is None
+                     else k if isinstance(k, str) else str(k)): keys_as_text(v)
+                    for k, v in value.items()}
+        if isinstance(value, list):
+            return [keys_as_text(v) for v in value]
+        return value
+
+    return [keys_as_text(d) for d in yaml.load_all(text, Loader=Reference)]
+
+
+def test_builder_equals_pyyaml_on_random_documents():
+    import yaml
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    scalars = (st.none() | st.booleans() | st.integers(-10**12, 10**12)
+               | st.floats(allow_nan=False, allow_infinity=False)
+               | st.sampled_from(["yes", "no", "on", "off", "~", "null", "0x1F", "017", "1e3",
+                                  "2024-01-01", "1Gi", "true", "", "a: b", "- x", "#c", "'q'"])
+               | st.text(max_size=12))
+    keys = st.text(min_size=1, max_size=8) | st.sampled_from(["on", "yes", "1", "null"])
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(keys, inner, max_size=4), max_leaves=25)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.dictionaries(keys, values, min_size=1, max_size=5), min_size=1,
+                    max_size=3), st.booleans(), st.booleans())
+    def check(docs, flow, anchors):
+        text = yaml.safe_dump_all(docs, default_flow_style=flow, allow_unicode=True)
+        if anchors:  # the same object twice: the dumper writes an anchor and an alias
+            text = yaml.safe_dump_all([{"a": docs[0], "b": docs[0]}], default_flow_style=flow)
+        parsed = parse_source("r.yaml", text.encode("utf-8"))
+        if any(f.code in ("DRA0001", "DRA0010", "DRA0011") for f in parsed.findings):
+            return  # the reference has no such limits
+        got = [d.data for d in parsed.documents]
+        assert got == _reference_load(text)
+
+    check()
