@@ -19,19 +19,20 @@ def entry() -> None:
 
         status = _write(f"dractl {__version__}\n")
     else:
-        import dractl.cli
-        from dractl.cli.app import main
-
-        dractl.cli.SHORT_LIVED = True
-
         try:
+            import dractl.cli
+            from dractl.cli.app import main
+
+            dractl.cli.SHORT_LIVED = True
             main()
             status = 0
         except SystemExit as exc:
             status = exc.code
+        except KeyboardInterrupt:  # Ctrl-C while the CLI library is still loading
+            status = "dractl: interrupted"
         if status is not None and not isinstance(status, int):
             print(status, file=sys.stderr)  # SystemExit("text") prints and exits 1, as Python does
-            status = 1
+            status = 130 if status == "dractl: interrupted" else 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

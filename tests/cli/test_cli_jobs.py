@@ -245,3 +245,4 @@ def test_gc_policy_of_the_dractl_process_and_of_library_callers(big_tree, monkey
     finally:
         gc.unfreeze()
         gc.enable()
+
