@@ -19,11 +19,11 @@ given on the command line); two explicit namespaces must be equal.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from dractl.api.convert import convert
+from dractl.suggest import closest_match
 from dractl.validate.findings import ERROR, WARNING, Finding, register
 from dractl.validate.rules import RuleContext
 from dractl.validate.rules._base import forbidden, go_quote
@@ -137,8 +137,8 @@ def _build_index(docs: Sequence[Any]) -> _Index:
 
 
 def _suggest(name: str, candidates: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f' (did you mean "{close[0]}"?)' if close else ""
+    close = closest_match(name, candidates)
+    return f' (did you mean "{close}"?)' if close else ""
 
 
 def _elsewhere(kind: str, name: str, namespace: str | None, others: list[str]) -> str:
