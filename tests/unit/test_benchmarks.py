@@ -129,7 +129,7 @@ def test_targets_report_linearity_from_the_series(tmp_path):
                        pods // 10, pods, 0)
         stages = {"load": work / 4, "validate": work / 4, "simulate": work / 4, "report": work / 4}
         return runner.Result(s, runs=[runner.Run(work + 0.3, work + 0.3, 50.0, 0)],
-                             stages=stages, stages_cpu=stages)
+                             stages=stages, stages_cpu=stages, work_cpu=work)
 
     linear = runner.targets([fake(1000, 0.3), fake(2000, 0.62), fake(5000, 1.5)])
     assert any("cost grows linearly" in line and line.rstrip().endswith(")") and "-> MET" in line
