@@ -393,6 +393,20 @@ def claim_template(out: Path, pods: int, nodes: int | None = None, devices: int 
                           upstream=f"SchedulingWithResourceClaimTemplate/{pods}pods_{nodes}nodes"))
 
 
+def overcommitted(out: Path, pods: int, nodes: int, devices: int = 10) -> Scenario:
+    """dractl's own shape, not scheduler_perf's: twice as many pods as devices. Half the pods
+    stay Pending, each with kube-scheduler's summary and dractl's per-request explanation --
+    the run a user gets from an over-committed cluster."""
+    name = f"overcommitted_{pods}pods_{nodes}nodes"
+    d = _mkdir(out / name)
+    docs = _cluster(d, nodes, devices)
+    docs += _write(d / "workload.yaml", list(_pods(_split(pods))))
+    return _done(Scenario(name, "allocate", f"{pods} pods for {nodes * devices} devices: "
+                          f"{pods - nodes * devices} stay unschedulable, each explained",
+                          str(d), nodes, pods, docs, expect_all_scheduled=False,
+                          note=f"{nodes * devices} of {pods} pods fit; the others are explained"))
+
+
 def steady_state(out: Path, allocated: int, nodes: int = 500, devices: int = 10, pods: int = 10,
                  label: str | None = None, seed: int = 9) -> Scenario:
     """SteadyStateClusterResourceClaimTemplate: `allocated` claims already hold devices spread at
@@ -538,5 +552,6 @@ def scheduling_suite(quick: bool = False, large: bool = False) -> list[tuple[str
         ("partitionable_200pods_100pools", lambda o: partitionable(o, 100)),
         ("device_taint_1000pods_100nodes", lambda o: device_taint(o, 1000)),
         ("extended_resource_1000pods_100nodes", lambda o: extended_resource(o, 1000)),
+        ("overcommitted_10000pods_500nodes", lambda o: overcommitted(o, 10000, 500)),
     ]
     return suite

@@ -14,6 +14,7 @@ import dataclasses
 import json
 import uuid
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -43,6 +44,8 @@ _SHARE_NS = uuid.UUID("0d3f3c52-3a8e-4f57-9a0e-8f1c6b7d2e10")
 # Allocator explanations are a second, diagnostic search per failing node; cap the work spent on
 # one unschedulable pod (the rest are summarised by their scheduler reason).
 MAX_EXPLAINED_NODES = 64
+# Explanations kept for reuse (node, claim specs, node state): bounded, cleared when full.
+_EXPLAINED_CACHE_MAX = 20_000
 
 
 @dataclass
@@ -210,6 +213,9 @@ class Simulation:
         self._frontier: dict[tuple, int] = {}
         self._spec_json: dict[int, str] = {}
         self._fail_cache: dict[tuple, tuple] = {}
+        self._explained: dict[tuple, tuple] = {}  # see _explain_node
+        self._last_failure: dict[tuple, tuple] = {}  # see _repeat_failure
+        self.state_stamp = 0  # bumped whenever any node's state changes
         self._devices = None
         self._tx: list | None = None      # undo log while a gang is being placed
 
@@ -453,6 +459,14 @@ class Simulation:
         # could get wins: the scan stops there.
         best_score = self._best_possible_score(pending) \
             if wants_score and self.options.node_order == "first" else None
+        if candidates is self.nodes:
+            # dractl's own shortcut, same result: the last pod with these claims, placement and
+            # demands failed everywhere, and no node has changed since -- this one fails alike.
+            # (A full cluster: every further pod with the same template.)
+            last = self._last_failure.get(signature)
+            if last is not None and last[0] == self.state_stamp:
+                self._repeat_failure(result, pending_models, last)
+                return
         feasible: list[tuple[SimNode, Any]] = []
         use_frontier = not exhaustive and candidates is self.nodes
         start = self._frontier.get(signature, 0) if use_frontier else 0
@@ -487,10 +501,28 @@ class Simulation:
             result.node_failures = {n.name: result.node_failures[n.name] for n in candidates
                                     if n.name in result.node_failures}
             result.status = UNSCHEDULABLE
-            result.reasons.append(self._no_fit_reason(result, pending_models, len(candidates)))
+            reason = self._no_fit_reason(result, pending_models, len(candidates), signature)
+            result.reasons.append(reason)
+            if candidates is self.nodes:
+                self._last_failure[signature] = (
+                    self.state_stamp, result.node_failures, reason,
+                    tuple(m.ref for m in pending_models), result.node_explanations,
+                    result.node_devices)
             return
         node, attempt = self._choose(feasible, pending) if exhaustive else feasible[0]
         self._bind(result, node, pending, attempt)
+
+    def _repeat_failure(self, result: PodResult, pending_models: list[ResourceClaim],
+                        last: tuple) -> None:
+        _, failures, reason, refs, explanations, devices = last
+        rename = {old: model.ref for old, model in zip(refs, pending_models) if old != model.ref}
+        # Shared with the earlier pod, read-only: per-node reasons and device lines name no claim.
+        result.node_failures = failures
+        result.node_devices = devices
+        result.node_explanations = _RenamedLines(explanations, rename)
+        result.status = UNSCHEDULABLE
+        result.reasons.append(dataclasses.replace(
+            reason, details=tuple(_rename_claims(line, rename) for line in reason.details)))
 
     def _signature(self, pod: PodInput, pending: list[ClaimState], allocated: list[ClaimState]) -> tuple:
         spec = pod.spec
@@ -509,6 +541,7 @@ class Simulation:
 
     def _bump(self, node_name: str) -> None:
         """The node's state changed: its cached failures are stale."""
+        self.state_stamp += 1
         self.node_version[node_name] += 1
         index = self.node_index.get(node_name)
         if index is not None and self._frontier:
@@ -517,6 +550,7 @@ class Simulation:
                     self._frontier[sig] = index
 
     def _bump_shared(self) -> None:
+        self.state_stamp += 1
         self.shared_version += 1
         self._frontier.clear()
 
@@ -1071,7 +1105,8 @@ class Simulation:
                                   "(the API server rejects such claims)"))
 
     # ------------------------------------------------------------------ explanations ------------
-    def _no_fit_reason(self, result: PodResult, pending_models: list[ResourceClaim], total: int) -> Reason:
+    def _no_fit_reason(self, result: PodResult, pending_models: list[ResourceClaim], total: int,
+                       signature: tuple | None = None) -> Reason:
         counts = Counter(result.node_failures.values())
         # kube-scheduler sorts the "<count> <reason>" strings themselves, then the PostFilter
         # plugins speak: DynamicResources (dractl never deallocates: the dry run has no retry),
@@ -1099,9 +1134,10 @@ class Simulation:
                 groups.setdefault(("(not explained: too many nodes)",), []).append(node_name)
                 continue
             explained += 1
-            lines = self._explain_node(self.node_by_name[node_name], pending_models,
-                                       result.node_devices.setdefault(node_name, []))
+            lines, devices = self._explain_node(self.node_by_name[node_name], pending_models,
+                                                signature)
             result.node_explanations[node_name] = lines
+            result.node_devices[node_name] = devices
             groups.setdefault(tuple(lines), []).append(node_name)
         for lines, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
@@ -1110,25 +1146,51 @@ class Simulation:
         return Reason(R.NO_NODE_FITS, message, details=tuple(details))
 
     def _explain_node(self, node: SimNode, pending_models: list[ResourceClaim],
-                      device_lines: list[str] | None = None) -> list[str]:
+                      signature: tuple | None = None) -> tuple[list[str], list[str]]:
+        """(lines per request, device-level verdict lines) of why the claims do not fit `node`.
+
+        The diagnostic search is the costly part of an unschedulable pod, and in a full cluster
+        every further pod with the same claims fails on the same nodes for the same reasons: the
+        explanation is kept per node, claim specs and node state (the versions that also guard the
+        failure cache), and only the claim names are filled in again. Device lines name no claim
+        and are shared between pods (read-only)."""
+        key = None
+        if signature is not None:
+            key = (node.name, signature, self.node_version[node.name], self.shared_version)
+            hit = self._explained.get(key)
+            if hit is not None:
+                explanation, refs, devices = hit
+                rename = dict(zip(refs, (m.ref for m in pending_models)))
+                return self._explanation_lines(explanation, pending_models, rename), devices
         try:
             explanation = self.allocator.explain(node.info, pending_models, timeout=self.options.timeout)
         except Exception as exc:  # noqa: BLE001 - an explanation must never break the run
-            return [f"(no explanation: {type(exc).__name__}: {exc})"]
+            return [f"(no explanation: {type(exc).__name__}: {exc})"], []
+        devices = []
+        for req in explanation.requests:
+            for verdict in req.devices:
+                why = DESCRIPTIONS.get(verdict.reason, verdict.reason) if verdict.reason else "usable"
+                devices.append(f"request {req.request}: {verdict.device}: {why}")
+        if key is not None:
+            if len(self._explained) >= _EXPLAINED_CACHE_MAX:
+                self._explained.clear()  # stale node versions: start over rather than grow
+            self._explained[key] = (explanation, tuple(m.ref for m in pending_models), devices)
+        return self._explanation_lines(explanation, pending_models, {}), devices
+
+    @staticmethod
+    def _explanation_lines(explanation, pending_models: list[ResourceClaim],
+                           rename: dict[str, str]) -> list[str]:
         classes = _request_classes(pending_models)
         lines = []
         for req in explanation.requests:
+            claim = rename.get(req.claim, req.claim)
             rejected = ", ".join(f"{n} {DESCRIPTIONS.get(code, code)}"
                                  for code, n in sorted(req.rejected.items(), key=lambda kv: (-kv[1], kv[0])))
-            cls = classes.get((req.claim, req.request))
-            lines.append(f"claim {req.claim}, request {req.request}"
+            cls = classes.get((claim, req.request))
+            lines.append(f"claim {claim}, request {req.request}"
                          + (f" (class {cls})" if cls else "")
                          + f": needs {req.needed} device(s), {req.eligible} of {req.considered} usable"
                          + (f"; {rejected}" if rejected else ""))
-            if device_lines is not None:
-                for verdict in req.devices:
-                    why = DESCRIPTIONS.get(verdict.reason, verdict.reason) if verdict.reason else "usable"
-                    device_lines.append(f"request {req.request}: {verdict.device}: {why}")
         if explanation.partial:
             lines.append("(explanation partial: the diagnostic search was cut short)")
         return lines
@@ -1163,7 +1225,7 @@ class Simulation:
         lines: list[str] = []
         for node in nodes[:MAX_EXPLAINED_NODES]:
             if failures.get(node.name) == "cannot allocate all claims":
-                lines = [f"on {node.name}: {line}" for line in self._explain_node(node, models)]
+                lines = [f"on {node.name}: {line}" for line in self._explain_node(node, models)[0]]
                 break
         for claim in todo:
             claim.status = UNSATISFIABLE
@@ -1174,6 +1236,29 @@ class Simulation:
 
 def _taint_text(taint) -> str:
     return f"{taint.key}={taint.value}" if taint.value else taint.key
+
+
+def _rename_claims(line: str, rename: dict[str, str]) -> str:
+    """An explanation line of an earlier pod, with this pod's claim names."""
+    for old, new in rename.items():
+        line = line.replace(f"claim {old}, ", f"claim {new}, ")
+    return line
+
+
+class _RenamedLines(Mapping):
+    """node name -> explanation lines of an earlier pod, renamed on access (read-only)."""
+
+    def __init__(self, lines: Mapping[str, list[str]], rename: dict[str, str]):
+        self._lines, self._rename = lines, rename
+
+    def __getitem__(self, node: str) -> list[str]:
+        return [_rename_claims(line, self._rename) for line in self._lines[node]]
+
+    def __iter__(self):
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
 
 
 def _request_classes(models: list[ResourceClaim]) -> dict[tuple[str, str], str]:

@@ -136,3 +136,14 @@ def test_targets_report_linearity_from_the_series(tmp_path):
                for line in linear), linear
     quadratic = runner.targets([fake(1000, 0.3), fake(2000, 0.9), fake(5000, 4.0)])
     assert any("cost grows linearly" in line and "NOT MET" in line for line in quadratic)
+
+
+def test_overcommitted_scenario_explains_the_pods_that_do_not_fit(tmp_path):
+    scenario = S.overcommitted(tmp_path, 40, 2)
+    code, plan = allocate_json(scenario.directory)
+    assert code == 1 and plan["summary"]["scheduled"] == 20 and plan["summary"]["pods"] == 40
+    pending = [p for p in plan["pods"] if p["status"] != "Scheduled"]
+    assert len(pending) == 20
+    for pod in pending:  # every one carries its own claim's name in the explanation
+        claim = pod["claims"][0]["resourceClaimName"]
+        assert any(claim in line for r in pod["reasons"] for line in r.get("details", [])), pod

@@ -1,0 +1,115 @@
+"""dractl's shortcuts for unschedulable pods -- explanations kept per node state, and a pod that
+fails exactly like the previous one with nothing changed in between -- give the same plan,
+explanations and device verdicts as computing everything for every pod."""
+
+from __future__ import annotations
+
+from dractl.report import plan_json
+from dractl.simulate import scheduler
+
+
+class _Forgetful(dict):
+    """A cache that never remembers anything."""
+
+    def get(self, key, default=None):
+        return default
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+NODES = "".join(f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}}}}}
+status: {{allocatable: {{cpu: "8", memory: 8Gi, pods: "110"}}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: n{i}-gpus}}
+spec:
+  driver: gpu.example.com
+  nodeName: n{i}
+  pool: {{name: n{i}, generation: 1, resourceSliceCount: 1}}
+  devices:
+  - {{name: gpu-0, attributes: {{model: {{string: {"big" if i % 2 else "small"}}}}}}}
+  - {{name: gpu-1, attributes: {{model: {{string: small}}}}}}
+""" for i in range(6)) + """---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: big, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+          selectors:
+          - cel: {expression: 'device.attributes["gpu.example.com"].model == "big"'}
+"""
+
+# Big-model pods first fill the three big devices, then plain pods fill the rest; more of each
+# than fit, interleaved so that failures repeat, and the cluster changes between them.
+PODS = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: p{i:02d}, namespace: default}}
+spec:
+  containers: [{{name: c, image: x}}]
+  resourceClaims: [{{name: gpu, resourceClaimTemplateName: {"big" if i % 3 == 0 else "one"}}}]
+""" for i in range(30))
+
+
+def everything(plan) -> list:
+    out = [plan_json.plan_document(plan, [])]
+    for p in plan.pods:
+        out.append((p.pod.name, dict(p.node_failures),
+                    {n: list(p.node_explanations[n]) for n in p.node_explanations},
+                    {n: list(v) for n, v in p.node_devices.items()}))
+    return out
+
+
+def test_same_plan_and_explanations_without_the_shortcuts(dry_run, monkeypatch):
+    repeats = []
+    real_repeat = scheduler.Simulation._repeat_failure
+    monkeypatch.setattr(scheduler.Simulation, "_repeat_failure",
+                        lambda self, *a: repeats.append(1) or real_repeat(self, *a))
+    fast = dry_run(NODES + PODS, inventory=None)
+    assert sum(p.status == "Scheduled" for p in fast.pods) == 12
+    assert repeats  # the shortcut was taken
+    monkeypatch.setattr(scheduler.Simulation, "_repeat_failure", real_repeat)
+    real_init = scheduler.Simulation.__init__
+
+    def forgetful_init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        self._explained = _Forgetful()
+        self._last_failure = _Forgetful()
+
+    monkeypatch.setattr(scheduler.Simulation, "__init__", forgetful_init)
+    slow = dry_run(NODES + PODS, inventory=None)
+    assert everything(fast) == everything(slow)
+    # and the explanations name each pod's own claim
+    for p in fast.pods:
+        if p.status != "Scheduled":
+            own = p.claims[0].claim.ref
+            assert any(own in line for r in p.reasons for line in r.details)
+            assert all(own in line for lines in p.node_explanations.values() for line in lines
+                       if line.startswith("claim "))
