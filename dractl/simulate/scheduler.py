@@ -117,6 +117,10 @@ class _Failure(Exception):
 
 
 class Simulation:
+    # The ordered scan of least-/most-allocated (see _schedule); tests turn it off to compare
+    # with the full scan.
+    SCAN_BY_USAGE = True
+
     def __init__(self, documents: Iterable[Document], gates: FeatureGates,
                  options: Options | None = None, invalid: set[int] | None = None):
         self.gates = gates
@@ -471,7 +475,17 @@ class Simulation:
         use_frontier = not exhaustive and candidates is self.nodes
         start = self._frontier.get(signature, 0) if use_frontier else 0
         frontier = start
-        for index in range(start, len(candidates)):
+        scan: Iterable[int] = range(start, len(candidates))
+        by_usage = self.SCAN_BY_USAGE and exhaustive and best_score is None and not wants_score
+        if by_usage:
+            # least-/most-allocated without prioritized lists: the choice is the feasible node
+            # with the fewest (most) allocated devices, ties in inventory order -- so the nodes
+            # are tried in that order and the first feasible one is the choice (dractl's own
+            # shortcut; a full scan of every node per pod made this mode quadratic).
+            sign = 1 if self.options.node_order == "least-allocated" else -1
+            used = self.node_devices_used
+            scan = sorted(range(len(candidates)), key=lambda i: (sign * used[candidates[i].name], i))
+        for index in scan:
             node = candidates[index]
             reason = self._cached_failure(node, signature)
             if reason is None:
@@ -488,7 +502,7 @@ class Simulation:
                     frontier = index + 1
                 continue
             feasible.append((node, outcome))
-            if not exhaustive:
+            if not exhaustive or by_usage:
                 break
             if best_score is not None and self._dra_score(outcome, pending) == best_score:
                 break  # no node can score higher than this one; the first such node wins anyway
