@@ -523,6 +523,10 @@ class Simulation:
                     tuple(m.ref for m in pending_models), result.node_explanations,
                     result.node_devices)
             return
+        if by_usage and len(result.node_failures) > 1:  # nodes tried first, in inventory order
+            order = self.node_index
+            result.node_failures = {name: result.node_failures[name] for name in
+                                    sorted(result.node_failures, key=lambda n: order.get(n, 0))}
         node, attempt = self._choose(feasible, pending) if exhaustive else feasible[0]
         self._bind(result, node, pending, attempt)
 
