@@ -7,16 +7,26 @@ deterministic: input order, no timestamps, YAML 1.1-safe quoting (PyYAML quotes 
 
 from __future__ import annotations
 
-import copy
-
 import yaml
 
 from dractl.api.defaults import defaulted_claim_spec
+from dractl.api.jsoncopy import copy_json
 from dractl.simulate.state import SCHEDULED, Plan
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    # Objects as the API server stores them: JSON, so a map the input wrote once and used twice
+    # through a YAML alias is printed twice, never as an `&id001` anchor.
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
+try:  # libyaml's emitter: ~8x faster than PyYAML's pure-Python one
+    class _CDumper(yaml.CSafeDumper):  # type: ignore[misc, valid-type]
+        def ignore_aliases(self, data) -> bool:
+            return True
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _CDumper = None  # type: ignore[assignment, misc]
 
 
 def _str_presenter(dumper, data: str):
@@ -25,6 +35,34 @@ def _str_presenter(dumper, data: str):
 
 
 _Dumper.add_representer(str, _str_presenter)
+if _CDumper is not None:
+    _CDumper.add_representer(str, _str_presenter)
+
+
+def _dumper_for(docs: list) -> type:
+    """libyaml's emitter writes the same bytes as PyYAML's when every string is printable ASCII
+    on one line and no key is empty (they fold long double-quoted strings differently, and only
+    strings with other characters get double quotes); tests/unit/test_report_yaml.py compares
+    the two. Anything
+    else keeps PyYAML's emitter, so the output never depends on which one ran."""
+    if _CDumper is None:
+        return _Dumper
+    stack: list = list(docs)
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            if not (value.isascii() and value.isprintable()):
+                return _Dumper
+        elif kind is dict:
+            for key, item in value.items():
+                # (an empty key is written `? ''` by one and `'':` by the other)
+                if type(key) is str and not (key and key.isascii() and key.isprintable()):
+                    return _Dumper
+                stack.append(item)
+        elif kind is list or kind is tuple:
+            stack.extend(value)
+    return _CDumper
 
 
 def claim_objects(plan: Plan) -> list[dict]:
@@ -32,7 +70,7 @@ def claim_objects(plan: Plan) -> list[dict]:
     for c in plan.claims:
         if not c.touched:
             continue
-        obj = copy.deepcopy(c.manifest)
+        obj = copy_json(c.manifest)
         if "spec" in obj:
             obj["spec"] = defaulted_claim_spec(obj["spec"])
         status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
@@ -60,7 +98,7 @@ def _status(obj: dict) -> dict:
 def pod_objects(plan: Plan) -> list[dict]:
     out = []
     for p in plan.pods:
-        obj = copy.deepcopy(p.pod.manifest)
+        obj = copy_json(p.pod.manifest)
         meta = _mapping(obj, "metadata")
         meta.setdefault("namespace", p.pod.namespace)
         meta["uid"] = p.pod.uid
@@ -69,7 +107,7 @@ def pod_objects(plan: Plan) -> list[dict]:
         status = _status(obj)
         for key in ("resourceClaimStatuses", "extendedResourceClaimStatus"):
             if p.pod.status.get(key):
-                status[key] = copy.deepcopy(p.pod.status[key])
+                status[key] = copy_json(p.pod.status[key])
         if p.status != SCHEDULED:
             status["phase"] = "Pending"
             message = "; ".join(r.message for r in p.reasons if r.severity == "error")
@@ -87,7 +125,7 @@ def group_objects(plan: Plan) -> list[dict]:
     for g in plan.groups:
         if not g.standalone or not g.claim_statuses or g.source is None:
             continue
-        obj = copy.deepcopy(g.source.data)
+        obj = copy_json(g.source.data)
         status = _status(obj)
         status["resourceClaimStatuses"] = [{"name": n, "resourceClaimName": c}
                                            for n, c in g.claim_statuses.items()]
@@ -100,5 +138,5 @@ def render(plan: Plan) -> str:
     docs = claim_objects(plan) + group_objects(plan) + pod_objects(plan)
     if not docs:
         return ""
-    return yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+    return yaml.dump_all(docs, Dumper=_dumper_for(docs), sort_keys=False, default_flow_style=False,
                          explicit_start=True, allow_unicode=False, width=100)
