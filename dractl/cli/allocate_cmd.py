@@ -147,7 +147,7 @@ def allocate(
         text = outputs.ci_output(output.value, everything, run.docs, suite="dractl allocate",
                                  successful=not usage_failed)
     elif golden or not common.is_terminal(sys.stdout):
-        text = outputs.stable_text(render_text)
+        text = outputs.stable_text(render_text, plain=True)  # Styled lines and trees only
     else:
         text = None
 

@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 from collections import defaultdict
-
-from rich.console import Console
-from rich.text import Text
-from rich.tree import Tree
+from typing import TYPE_CHECKING
 
 from dractl.report.findings_text import print_findings
 from dractl.report.sanitize import safe_line
+from dractl.report.styled import Styled, StyledTree
 from dractl.simulate.state import SCHEDULED, Plan, PodResult
 from dractl.validate.findings import Finding
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from dractl.report.styled import PlainConsole
 
 _STATUS_STYLE = {"Scheduled": "green", "Unschedulable": "bold red", "Invalid": "bold red",
                  "Allocated": "green", "AlreadyAllocated": "cyan", "Unsatisfiable": "bold red",
                  "Error": "bold red", "Pending": "yellow"}
 
 
-def _t(text: str, style: str = "") -> Text:
-    return Text(safe_line(text), style=style)
+def _t(text: str, style: str = "") -> Styled:
+    return Styled().append(safe_line(text), style)
 
 
-def _pod_tree(p: PodResult, explain: bool) -> Tree:
-    label = Text()
+def _pod_tree(p: PodResult, explain: bool) -> StyledTree:
+    label = Styled()
     label.append(safe_line(f"pod {p.namespace}/{p.name}"), style="bold")
     if p.pod.owner:
         label.append(safe_line(f" ({p.pod.owner})"), style="dim")
@@ -31,7 +34,7 @@ def _pod_tree(p: PodResult, explain: bool) -> Tree:
     label.append(p.status, style=_STATUS_STYLE.get(p.status, ""))
     if p.node:
         label.append(safe_line(f" on {p.node}"))
-    tree = Tree(label)
+    tree = StyledTree(label)
     for ref in p.claims:
         claim = ref.claim
         if claim is None:
@@ -79,7 +82,7 @@ def _pod_tree(p: PodResult, explain: bool) -> Tree:
     return tree
 
 
-def _add_details(branch: Tree, details) -> None:
+def _add_details(branch: StyledTree, details) -> None:
     """Detail lines indented by two spaces belong under the previous unindented line."""
     parent = branch
     for line in details:
@@ -89,7 +92,7 @@ def _add_details(branch: Tree, details) -> None:
             parent = branch.add(_t(line.strip()))
 
 
-def print_plan(console: Console, plan: Plan, findings: list[Finding], *, explain: str | None = None,
+def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Finding], *, explain: str | None = None,
                quiet: bool = False) -> None:
     shown = [f for f in findings if f.severity != "info"]
     if shown:
@@ -113,13 +116,13 @@ def print_plan(console: Console, plan: Plan, findings: list[Finding], *, explain
             continue
         if quiet and c.status in ("Allocated", "AlreadyAllocated") and not c.reasons:
             continue
-        label = Text()
+        label = Styled()
         label.append(safe_line(f"claim {c.namespace}/{c.name}"), style="bold")
         label.append("  ")
         label.append(c.status, style=_STATUS_STYLE.get(c.status, ""))
         if c.node:
             label.append(safe_line(f" for {c.node}"))
-        tree = Tree(label)
+        tree = StyledTree(label)
         if c.allocation is not None:
             for r in c.allocation.devices:
                 tree.add(_t(f"request {r.request}: {r.driver}/{r.pool}/{r.device}"))
@@ -131,13 +134,13 @@ def print_plan(console: Console, plan: Plan, findings: list[Finding], *, explain
     console.print(summary_text(plan, findings))
 
 
-def summary_text(plan: Plan, findings: list[Finding]) -> Text:
+def summary_text(plan: Plan, findings: list[Finding]) -> Styled:
     scheduled = sum(1 for p in plan.pods if p.status == SCHEDULED)
     failed = len(plan.pods) - scheduled
     allocated = sum(1 for c in plan.claims if c.status == "Allocated")
     bad_claims = sum(1 for c in plan.claims if c.status in ("Unsatisfiable", "Error"))
     errors = sum(1 for f in findings if f.severity == "error")
-    text = Text()
+    text = Styled()
     text.append(f"{len(plan.pods)} pod(s): ")
     text.append(f"{scheduled} scheduled", style="green")
     text.append(", ")

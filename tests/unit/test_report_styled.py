@@ -39,3 +39,32 @@ def test_styles_reach_terminals():
     line = finding_line(Finding("error", "DRA0001", "bad", ("a",), file="f.yaml", line=1, column=2))
     text = line.__rich__()
     assert text.plain == line.plain and any(span.style for span in text.spans)
+
+
+@st.composite
+def trees(draw, depth=0):
+    from dractl.report.sanitize import safe_line
+    from dractl.report.styled import Styled, StyledTree
+
+    def label():  # labels are always sanitized to one line, as plan_text does
+        return Styled().append(safe_line(draw(texts)),
+                               draw(st.sampled_from(["", "bold", "dim", "red"])))
+
+    tree = StyledTree(label())
+    if depth < 3:
+        for _ in range(draw(st.integers(0, 3))):
+            child = draw(trees(depth=depth + 1))
+            tree.children.append(child)
+    return tree
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(trees(), min_size=1, max_size=3))
+def test_plain_trees_equal_rich_trees(forest):
+    def render(console):
+        for tree in forest:
+            console.print(tree)
+        console.print()
+
+    plain, rich = render_both(render)
+    assert plain == rich
