@@ -53,14 +53,15 @@ class StyledTree:
         return child
 
     def lines(self) -> list[str]:
+        """The drawn lines; like rich, without whitespace at the end of a line."""
         label = self.label
-        out = [label.plain if isinstance(label, Styled) else str(label)]
+        out = [(label.plain if isinstance(label, Styled) else str(label)).rstrip()]
         last = len(self.children) - 1
         for i, child in enumerate(self.children):
             first, rest = ("└── ", "    ") if i == last else ("├── ", "│   ")
             sub = child.lines()
-            out.append(first + sub[0])
-            out.extend(rest + line for line in sub[1:])
+            out.append((first + sub[0]).rstrip())
+            out.extend((rest + line).rstrip() for line in sub[1:])
         return out
 
     def __rich__(self):
