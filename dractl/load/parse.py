@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 
 import yaml
@@ -57,19 +58,12 @@ def parse_source(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> Par
     if not text.strip():
         problem(C_EMPTY, WARNING, "file holds no documents")
         return out
-    split_deep = _too_deep(text, limits)
-    if split_deep and (name.endswith(".json") or text.lstrip()[:1] in ("{", "[")):
-        problem(C_DEPTH, ERROR, f"nesting is deeper than the limit of {limits.max_depth} levels; "
-                "file not parsed")
-        return out
     if name.endswith(".json") or text.lstrip()[:1] in ("{", "["):
-        # JSON has no aliases; the depth walk is needed only when the text could nest that deep.
-        check_shape = text.count("[") + text.count("{") > limits.max_depth
-        if _parse_json(text, out, limits, check_shape):
+        if _parse_json(text, out, limits):
             return out
         # Not JSON after all (e.g. a YAML flow mapping spread over documents): read it as YAML.
         out.findings.clear()
-    _parse_yaml(text, out, limits, split_deep)
+    _parse_yaml(text, out, limits, _too_deep(text, limits))
     if out.raw_documents == 0 and not out.findings:
         problem(C_EMPTY, WARNING, "file holds no documents")
     return out
@@ -107,7 +101,7 @@ def _too_deep(text: str, limits: Limits) -> bool:
 
 def _nesting_bound(text: str) -> int:
     """A cheap upper bound of the nesting depth: flow brackets plus the longest line."""
-    longest = max((len(line) for line in text.split("\n")), default=0)
+    longest = max(map(len, text.split("\n")), default=0)
     return text.count("[") + text.count("{") + longest
 
 
@@ -222,7 +216,12 @@ class _JsonDuplicate(Exception):
     pass
 
 
-def _parse_json(text: str, out: ParsedSource, limits: Limits, check_shape: bool = True) -> bool:
+# The JSON decoder recurses in C: under this recursion limit, absurd nesting is a RecursionError
+# (a finding), never a C stack overflow, even after the allocator raised the limit for itself.
+_JSON_RECURSION_LIMIT = 2000
+
+
+def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
     duplicates: list[str] = []
 
     def pairs(items):
@@ -233,7 +232,9 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits, check_shape: bool 
             obj[k] = v
         return obj
 
+    recursion_limit = sys.getrecursionlimit()
     try:
+        sys.setrecursionlimit(min(recursion_limit, _JSON_RECURSION_LIMIT))
         value = json.loads(text, object_pairs_hook=pairs)
     except RecursionError:
         out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to parse", file=out.name,
@@ -254,12 +255,35 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits, check_shape: bool 
             out.raw_documents += 1
             return True
         return False  # the YAML reader reports it with its position
+    finally:
+        sys.setrecursionlimit(recursion_limit)
     positions = PositionIndex(text)
     for key in duplicates:
         out.findings.append(Finding(ERROR, C_DUPLICATE, f'duplicate field "{key}"', file=out.name,
                                     line=1, column=1))
-    _add_document(out, value, positions, 0, 1, 1, limits, check_shape=check_shape)
+    if _deeper_than(value, limits.max_depth):  # JSON has no aliases: depth is all to check
+        out.findings.append(Finding(ERROR, C_DEPTH, f"nesting is deeper than the limit of "
+                                    f"{limits.max_depth} levels", file=out.name, line=1, column=1))
+        out.raw_documents += 1
+        return True
+    _add_document(out, value, positions, 0, 1, 1, limits, check_shape=False)
     return True
+
+
+def _deeper_than(value, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        kind = type(node)
+        if kind is dict:
+            stack.extend((child, depth + 1) for child in node.values()
+                         if type(child) is dict or type(child) is list)
+        elif kind is list:
+            stack.extend((child, depth + 1) for child in node
+                         if type(child) is dict or type(child) is list)
+    return False
 
 
 # ---- YAML -------------------------------------------------------------------------------------

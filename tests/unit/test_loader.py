@@ -315,3 +315,27 @@ def test_builder_equals_pyyaml_on_random_documents():
         assert got == _reference_load(text)
 
     check()
+
+
+def test_deep_json_is_a_finding_even_after_the_recursion_limit_was_raised():
+    """The allocator raises the recursion limit for its search; the JSON decoder recurses in C,
+    so the loader caps the limit while decoding (in a child process: a failure would crash)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.setrecursionlimit(500000)\n"
+            "from dractl.load.parse import parse_source\n"
+            "text = '{\"a\":' * 200000 + '1' + '}' * 200000\n"
+            "parsed = parse_source('deep.json', text.encode())\n"
+            "print(sorted({f.code for f in parsed.findings}), sys.getrecursionlimit())\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-500:]
+    assert run.stdout.split() == ["['DRA0011']", "500000"]
+
+
+def test_json_depth_over_the_limit_and_under_it():
+    deep = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "x": ' + \
+        "[" * 150 + "]" * 150 + "}"
+    assert codes(parse_source("d.json", deep.encode())) == ["DRA0011"]
+    ok = deep.replace("[" * 150 + "]" * 150, "[" * 90 + "]" * 90)
+    assert parse_source("ok.json", ok.encode()).findings == []
