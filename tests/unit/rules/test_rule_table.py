@@ -545,6 +545,10 @@ CASES = [
          f'Invalid value: "GPU": {SUBDOMAIN_MSG}'),
     Case("DRA1900", edit(CLAIM, ("metadata", {})), "metadata.name",
          "Required value: name or generateName is required", id="missing"),
+    Case("DRA1900", edit(POD, ("metadata.name", "pod-__INDEX__")), "metadata.name",
+         f'Invalid value: "pod-__INDEX__": {SUBDOMAIN_MSG}', id="pod"),
+    Case("DRA1900", {"apiVersion": "v1", "kind": "Node", "metadata": {}}, "metadata.name",
+         "Required value: name or generateName is required", id="node"),
     Case("DRA1901", edit(CLASS, ("spec.selectors", [sel("FAIL_COMPILE")])),
          "spec.selectors[0].cel.expression",
          "Invalid value: \"FAIL_COMPILE\": compilation failed: ERROR: <input>:1:1: undeclared "
