@@ -97,25 +97,9 @@ class Result:
 
 
 # ---------------------------------------------------------------------- processes ---------------
-# Starts the measured command from a small process of its own and times it there. Linux carries
-# a process's peak RSS across exec(): a command started straight from this runner (which holds
-# generated scenarios, 100+ MB) would report the runner's size as its own.
-_SPAWN = """
-import os, sys, time
-start = time.perf_counter()
-pid = os.fork()
-if pid == 0:
-    try:
-        os.execvp(sys.argv[2], sys.argv[2:])
-    finally:
-        os._exit(127)
-_, status, usage = os.wait4(pid, 0)
-wall = time.perf_counter() - start
-with open(sys.argv[1], "w") as out:
-    out.write(f"{wall} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
-code = os.waitstatus_to_exitcode(status)
-os._exit(code if code >= 0 else 128 - code)
-"""
+# The measured command is started by benchmarks/spawn.py: Linux carries a process's peak RSS
+# across exec(), and this runner holds generated scenarios (100+ MB).
+_SPAWN = Path(__file__).resolve().parent / "spawn.py"
 
 
 def measure(cmd: list[str], stdout_path: Path, env: dict | None = None) -> Run:
@@ -125,7 +109,7 @@ def measure(cmd: list[str], stdout_path: Path, env: dict | None = None) -> Run:
             tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "usage"
         if hasattr(os, "fork"):
-            proc = subprocess.run([sys.executable, "-c", _SPAWN, str(report), *cmd], stdout=out,
+            proc = subprocess.run([sys.executable, str(_SPAWN), str(report), *cmd], stdout=out,
                                   stderr=err, env=env)
             wall, cpu, rss = (float(x) for x in report.read_text().split())
         else:  # pragma: no cover - no fork(): peak RSS over all children so far

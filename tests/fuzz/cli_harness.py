@@ -21,6 +21,7 @@ import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass
 from unittest import mock
 
@@ -181,28 +182,10 @@ def dractl_command() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "dractl"]
 
 
-# Runs a command as its own child and reports that child's peak memory. Needed because Linux
-# carries a process's peak RSS across exec(): a dractl started directly from a big pytest
-# process would report pytest's size, not its own. The helper is small, so its child starts
-# small. It exits as the command did (re-raising a fatal signal).
-_PEAK_MEMORY = """
-import os, sys
-pid = os.fork()
-if pid == 0:
-    try:
-        os.execvp(sys.argv[2], sys.argv[2:])
-    finally:
-        os._exit(127)
-_, status, usage = os.wait4(pid, 0)
-with open(sys.argv[1], "w") as out:
-    out.write(str(usage.ru_maxrss))
-code = os.waitstatus_to_exitcode(status)
-if code < 0:
-    import signal
-    signal.signal(-code, signal.SIG_DFL)
-    os.kill(os.getpid(), -code)
-os._exit(code)
-"""
+# dractl is started by benchmarks/spawn.py, which reports its own peak memory: Linux carries a
+# process's peak RSS across exec(), so a dractl started straight from a big pytest process
+# would report pytest's size.
+_SPAWN = Path(__file__).resolve().parents[2] / "benchmarks" / "spawn.py"
 
 
 def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dict | None = None,
@@ -210,8 +193,7 @@ def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dic
     """The installed `dractl` entry point as a real process (no DRACTL_DEBUG).
 
     Output goes to files (no pipe can fill up), the child's own peak memory is measured (see
-    _PEAK_MEMORY), and a child that overruns `timeout` is killed and reported with code
-    TIMED_OUT.
+    _SPAWN), and a child that overruns `timeout` is killed and reported with code TIMED_OUT.
     """
     full_env = {k: v for k, v in os.environ.items() if k != "DRACTL_DEBUG"}
     full_env.update(env or {})
@@ -220,8 +202,8 @@ def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dic
             tempfile.TemporaryFile() as ferr, tempfile.TemporaryDirectory() as tmp:
         fin.write(stdin)
         fin.seek(0)
-        peak_file = os.path.join(tmp, "peak")
-        command = [sys.executable, "-c", _PEAK_MEMORY, peak_file] + (wrapper or []) + \
+        peak_file = os.path.join(tmp, "usage")
+        command = [sys.executable, str(_SPAWN), peak_file] + (wrapper or []) + \
             dractl_command() + args
         start = time.perf_counter()
         proc = subprocess.Popen(command, stdin=stdin_file or fin, stdout=fout, stderr=ferr,
@@ -243,8 +225,8 @@ def run_subprocess(args: list, stdin: bytes = b"", timeout: float = 60, env: dic
         seconds = time.perf_counter() - start
         try:
             with open(peak_file) as f:
-                peak_kb = int(f.read() or 0)
-        except (OSError, ValueError):
+                peak_kb = int(f.read().split()[2])
+        except (OSError, ValueError, IndexError):
             peak_kb = 0  # killed before it could report
         fout.seek(0)
         ferr.seek(0)
