@@ -21,8 +21,8 @@ import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from unittest import mock
 
 from dractl.cli import app as cli_app
