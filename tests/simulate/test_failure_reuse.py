@@ -4,6 +4,8 @@ explanations and device verdicts as computing everything for every pod."""
 
 from __future__ import annotations
 
+from sim_manifests import BIG_MODEL_SELECTOR, claim_template, device_class, exactly, gpu_node, pod
+
 from dractl.report import plan_json
 from dractl.simulate import scheduler
 
@@ -18,64 +20,13 @@ class _Forgetful(dict):
         pass
 
 
-NODES = "".join(f"""---
-apiVersion: v1
-kind: Node
-metadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}}}}}
-status: {{allocatable: {{cpu: "8", memory: 8Gi, pods: "110"}}}}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {{name: n{i}-gpus}}
-spec:
-  driver: gpu.example.com
-  nodeName: n{i}
-  pool: {{name: n{i}, generation: 1, resourceSliceCount: 1}}
-  devices:
-  - {{name: gpu-0, attributes: {{model: {{string: {"big" if i % 2 else "small"}}}}}}}
-  - {{name: gpu-1, attributes: {{model: {{string: small}}}}}}
-""" for i in range(6)) + """---
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu.example.com}
-spec:
-  selectors:
-  - cel: {expression: 'device.driver == "gpu.example.com"'}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.example.com}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: big, namespace: default}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly:
-          deviceClassName: gpu.example.com
-          selectors:
-          - cel: {expression: 'device.attributes["gpu.example.com"].model == "big"'}
-"""
+NODES = "".join(gpu_node(f"n{i}", ["big" if i % 2 else "small", "small"]) for i in range(6)) \
+    + device_class() + claim_template("one", exactly()) \
+    + claim_template("big", exactly(BIG_MODEL_SELECTOR))
 
 # Big-model pods first fill the three big devices, then plain pods fill the rest; more of each
 # than fit, interleaved so that failures repeat, and the cluster changes between them.
-PODS = "".join(f"""---
-apiVersion: v1
-kind: Pod
-metadata: {{name: p{i:02d}, namespace: default}}
-spec:
-  containers: [{{name: c, image: x}}]
-  resourceClaims: [{{name: gpu, resourceClaimTemplateName: {"big" if i % 3 == 0 else "one"}}}]
-""" for i in range(30))
+PODS = "".join(pod(f"p{i:02d}", "big" if i % 3 == 0 else "one") for i in range(30))
 
 
 def everything(plan) -> list:

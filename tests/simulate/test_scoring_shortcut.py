@@ -5,73 +5,22 @@ inventory can satisfy does not count. The plan must be exactly the full scan's."
 from __future__ import annotations
 
 import pytest
+from sim_manifests import BIG_MODEL_SELECTOR, DRIVER, claim_template, device_class, exactly, gpu_node, pod
 
 from dractl.simulate import scheduler
 
-NODES = "".join(f"""---
-apiVersion: v1
-kind: Node
-metadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}}}}}
-status: {{allocatable: {{cpu: "8", memory: 8Gi, pods: "110"}}}}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {{name: n{i}-gpus}}
-spec:
-  driver: gpu.example.com
-  nodeName: n{i}
-  pool: {{name: n{i}, generation: 1, resourceSliceCount: 1}}
-  devices:
-  - {{name: small-0, attributes: {{model: {{string: small}}}}}}
-  - {{name: small-1, attributes: {{model: {{string: small}}}}}}
-""" + ("  - {name: big-0, attributes: {model: {string: big}}}\n" if i in (3, 5) else "")
-    for i in range(8))
-
-CLASSES = """---
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: gpu.example.com}
-spec:
-  selectors:
-  - cel: {expression: 'device.driver == "gpu.example.com"'}
----
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: nothing.example.com}
-spec:
-  selectors:
-  - cel: {expression: 'device.driver == "none.example.com"'}
-"""
+NODES = "".join(gpu_node(f"n{i}", ["small", "small"] + (["big"] if i in (3, 5) else []))
+                for i in range(8))
+CLASSES = device_class() + device_class("nothing.example.com", driver="none.example.com")
 
 
 def template(first: str, first_selector: str = "") -> str:
-    selectors = (f"\n          selectors:\n          - cel: {{expression: '{first_selector}'}}"
-                 if first_selector else "")
-    return f"""---
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {{name: prio, namespace: default}}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        firstAvailable:
-        - name: first
-          deviceClassName: {first}{selectors}
-        - name: second
-          deviceClassName: gpu.example.com
-"""
+    first_choice = {"name": "first", **exactly(first_selector, first)["exactly"]}
+    return claim_template("prio", {"firstAvailable": [
+        first_choice, {"name": "second", "deviceClassName": DRIVER}]})
 
 
-PODS = "".join(f"""---
-apiVersion: v1
-kind: Pod
-metadata: {{name: p{i}, namespace: default}}
-spec:
-  containers: [{{name: c, image: x}}]
-  resourceClaims: [{{name: gpu, resourceClaimTemplateName: prio}}]
-""" for i in range(20))
+PODS = "".join(pod(f"p{i}", "prio") for i in range(20))
 
 
 def plan_summary(plan):
@@ -81,7 +30,7 @@ def plan_summary(plan):
 
 @pytest.mark.parametrize("first,selector", [
     ("nothing.example.com", ""),                                   # no device anywhere
-    ("gpu.example.com", 'device.attributes["gpu.example.com"].model == "big"'),  # on two nodes
+    ("gpu.example.com", BIG_MODEL_SELECTOR),                       # on two nodes
     ("gpu.example.com", 'device.attributes["gpu.example.com"].model == "huge"'),  # none
 ])
 def test_same_plan_as_the_full_scan(dry_run, monkeypatch, first, selector):
@@ -109,6 +58,6 @@ def test_the_bound_counts_only_alternatives_some_device_satisfies(dry_run, monke
     dry_run(NODES + CLASSES + template("nothing.example.com") + PODS, inventory=None)
     assert seen and set(seen) == {7}  # the second alternative: 8 - 1
     seen.clear()
-    dry_run(NODES + CLASSES + template("gpu.example.com", 'device.attributes["gpu.example.com"]'
-                                       '.model == "big"') + PODS, inventory=None)
+    dry_run(NODES + CLASSES + template("gpu.example.com", BIG_MODEL_SELECTOR) + PODS,
+            inventory=None)
     assert seen and set(seen) == {8}
