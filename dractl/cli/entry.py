@@ -28,11 +28,12 @@ def entry() -> None:
             status = 0
         except SystemExit as exc:
             status = exc.code
+            if status is not None and not isinstance(status, int):
+                print(status, file=sys.stderr)  # SystemExit("text") prints, exits 1, as Python
+                status = 1
         except KeyboardInterrupt:  # Ctrl-C while the CLI library is still loading
-            status = "dractl: interrupted"
-        if status is not None and not isinstance(status, int):
-            print(status, file=sys.stderr)  # SystemExit("text") prints and exits 1, as Python does
-            status = 130 if status == "dractl: interrupted" else 1
+            print("dractl: interrupted", file=sys.stderr)
+            status = 130
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
