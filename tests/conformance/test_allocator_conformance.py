@@ -1,7 +1,8 @@
-"""Runs every case of the shared allocator conformance corpus (FORMAT.md) through dractl's allocator.
+"""Runs every case of the allocator conformance corpus (testdata/conformance/FORMAT.md) through dractl's allocator.
 
-Corpus location: `<repo>/../shared/conformance`, else the DRACTL_CONFORMANCE environment variable.
-When it cannot be found the run fails under CI=true and is skipped otherwise.
+The corpus lives in the repository (`testdata/conformance/`, first copied from the project's shared
+corpus; new cases are added there), so a fresh clone runs every case. DRACTL_CONFORMANCE points the
+suite at another copy instead (for example a newer shared corpus before it is copied in).
 """
 
 from __future__ import annotations
@@ -19,18 +20,15 @@ from dractl.api.versions import ALLOCATOR_GATES, FeatureGates
 
 REPO = Path(__file__).resolve().parents[2]
 FOLDERS = ("allocator", "random")
-# Sizes of the corpus as published; a run that finds fewer cases is broken, not green.
+# Least sizes of each folder (the corpus as first copied in); a run that finds fewer cases is
+# broken, not green. Cases are added to the folders, never removed.
 EXPECTED_COUNTS = {"allocator": 161, "random": 100}
 
 
-def _corpus_root() -> Path | None:
-    candidates = [REPO.parent / "shared" / "conformance"]
+def _corpus_root() -> Path:
     if os.environ.get("DRACTL_CONFORMANCE"):
-        candidates.append(Path(os.environ["DRACTL_CONFORMANCE"]))
-    for path in candidates:
-        if all((path / f).is_dir() for f in FOLDERS):
-            return path
-    return None
+        return Path(os.environ["DRACTL_CONFORMANCE"])
+    return REPO / "testdata" / "conformance"
 
 
 ROOT = _corpus_root()
@@ -38,8 +36,6 @@ _yaml = YAML(typ="safe", pure=True)
 
 
 def _case_files() -> list[Path]:
-    if ROOT is None:
-        return []
     return [p for folder in FOLDERS for p in sorted((ROOT / folder).glob("*.yaml"))]
 
 
@@ -47,15 +43,10 @@ CASES = _case_files()
 
 
 def test_corpus_present_and_complete():
-    if ROOT is None:
-        message = ("allocator conformance corpus not found: looked for ../shared/conformance next to the repository "
-                   "and $DRACTL_CONFORMANCE")
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
     for folder, expected in EXPECTED_COUNTS.items():
+        assert (ROOT / folder).is_dir(), f"conformance corpus folder missing: {ROOT / folder}"
         found = len(list((ROOT / folder).glob("*.yaml")))
-        assert found == expected, f"{folder}/: expected {expected} cases, found {found}"
+        assert found >= expected, f"{folder}/: expected at least {expected} cases, found {found}"
 
 
 def _load(path: Path) -> dict:
