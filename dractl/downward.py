@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from dractl.api.resource import Device
 from dractl.simulate.state import SCHEDULED, Plan, PodResult, Reason
-from dractl.validate.findings import ERROR, WARNING, register
+from dractl.findings import ERROR, WARNING, register
 
 C_NO_POD_CLAIM = register("DRA6001", ERROR, "env ref: claimName is not an entry of "
                           "pod.spec.resourceClaims (container would fail to start)", "dractl")

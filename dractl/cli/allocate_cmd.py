@@ -117,7 +117,7 @@ def allocate(
     invalid (with --golden: the output differs from FILE), 2 usage error or unreadable input.
     """
     from dractl.report import findings_json, plan_json, plan_text, plan_yaml
-    from dractl.validate.findings import Finding
+    from dractl.findings import Finding
 
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")

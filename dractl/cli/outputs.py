@@ -17,7 +17,7 @@ import typer
 
 from dractl import __version__
 from dractl.cli import common
-from dractl.validate.findings import ERROR, WARNING, Finding
+from dractl.findings import ERROR, WARNING, Finding
 
 if TYPE_CHECKING:
     from rich.console import Console

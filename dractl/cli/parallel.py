@@ -27,7 +27,7 @@ from dractl.load.limits import Limits
 from dractl.load.loader import LoadResult
 from dractl.load.parse import parse_source
 from dractl.load.reader import LoadProblem, Source, iter_sources
-from dractl.validate.findings import ERROR, WARNING, Finding
+from dractl.findings import ERROR, WARNING, Finding
 from dractl.validate.pipeline import Validated, validate_documents
 
 # Below this many files, worker processes cost more than they save.

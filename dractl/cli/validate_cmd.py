@@ -50,7 +50,7 @@ def validate(
     """
     from dractl.cli.parallel import validate_paths
     from dractl.report import findings_json
-    from dractl.validate.findings import ERROR, INFO, WARNING
+    from dractl.findings import ERROR, INFO, WARNING
 
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")

@@ -9,7 +9,7 @@ from dractl.load.document import Document
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.parse import parse_source
 from dractl.load.reader import LoadProblem, iter_sources
-from dractl.validate.findings import ERROR, WARNING, Finding
+from dractl.findings import ERROR, WARNING, Finding
 
 
 @dataclass

@@ -14,7 +14,7 @@ from dractl.load.document import Document
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.positions import PositionIndex
 from dractl.load.yamlsafe import ManifestLoader
-from dractl.validate.findings import ERROR, WARNING, Finding, register
+from dractl.findings import ERROR, WARNING, Finding, register
 
 C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
 C_NOT_MAPPING = register("DRA0002", ERROR, "a document is not a mapping (object)", "loader")

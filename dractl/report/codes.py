@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from dractl.validate.findings import CODES, RuleDoc
+from dractl.findings import CODES, RuleDoc
 
 # Modules that register codes at import time.
 _CODE_MODULES = (

@@ -9,7 +9,7 @@ try:
 except ImportError:  # pragma: no cover - a dependency; kept optional for --no-deps installs
     orjson = None
 
-from dractl.validate.findings import Finding
+from dractl.findings import Finding
 
 
 def findings_document(findings: list[Finding], files: int, documents: int) -> dict:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from dractl.report.sanitize import safe_line
 from dractl.report.styled import Styled
-from dractl.validate.findings import ERROR, INFO, WARNING, Finding
+from dractl.findings import ERROR, INFO, WARNING, Finding
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from dractl.report.sanitize import safe_line
-from dractl.validate.findings import ERROR, WARNING, Finding
+from dractl.findings import ERROR, WARNING, Finding
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else (info) is a notice
 

@@ -19,7 +19,7 @@ from typing import Iterable, Protocol
 from xml.sax.saxutils import escape, quoteattr
 
 from dractl.report.sanitize import safe_line, safe_text
-from dractl.validate.findings import ERROR, Finding
+from dractl.findings import ERROR, Finding
 
 FILE_CASE = "(file)"
 

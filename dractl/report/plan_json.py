@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dractl.simulate.state import Plan
-from dractl.validate.findings import Finding
+from dractl.findings import Finding
 
 
 def plan_document(plan: Plan, findings: list[Finding]) -> dict:

@@ -9,7 +9,7 @@ from dractl.report.findings_text import print_findings
 from dractl.report.sanitize import safe_line
 from dractl.report.styled import Styled, StyledTree
 from dractl.simulate.state import SCHEDULED, Plan, PodResult
-from dractl.validate.findings import Finding
+from dractl.findings import Finding
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -15,7 +15,7 @@ from typing import Iterable
 from urllib.parse import quote
 
 from dractl.report.sanitize import safe_line
-from dractl.validate.findings import ERROR, WARNING, Finding, RuleDoc
+from dractl.findings import ERROR, WARNING, Finding, RuleDoc
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {ERROR: "error", WARNING: "warning"}

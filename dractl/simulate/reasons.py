@@ -1,7 +1,7 @@
 """Codes of the dry run's reasons (DRA5xxx): why a pod or claim did not get devices, and
 warnings about placements that would work but deserve attention."""
 
-from dractl.validate.findings import ERROR, INFO, WARNING, register
+from dractl.findings import ERROR, INFO, WARNING, register
 
 _S = "scheduler"
 _D = "dractl"

@@ -12,7 +12,7 @@ import re
 from typing import Any, Sequence
 
 from dractl.api.convert import to_v1
-from dractl.validate.findings import INFO, WARNING, Finding, register
+from dractl.findings import INFO, WARNING, Finding, register
 
 C_NOT_GUARANTEED = register("DRA6101", WARNING, "env ref: no selector of the request or its "
                             "DeviceClass guarantees the attribute, so a chosen device may lack it",

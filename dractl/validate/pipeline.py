@@ -12,7 +12,7 @@ from typing import Iterable
 from dractl.api.versions import FeatureGates
 from dractl.load.document import Document
 from dractl.load.loader import LoadResult
-from dractl.validate.findings import ERROR, WARNING, Finding, register
+from dractl.findings import ERROR, WARNING, Finding, register
 
 C_NOT_SERVED = register("DRA0105", ERROR,
                         "the apiVersion of a kind is not served by the selected Kubernetes version",

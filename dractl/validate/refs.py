@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 
 from dractl.api.convert import convert
 from dractl.suggest import closest_match
-from dractl.validate.findings import ERROR, WARNING, Finding, register
+from dractl.findings import ERROR, WARNING, Finding, register
 from dractl.validate.rules import RuleContext
 from dractl.validate.rules._base import forbidden, go_quote
 from dractl.validate.rules._formats import is_c_identifier, is_dns1123_subdomain

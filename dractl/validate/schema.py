@@ -33,7 +33,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
-from dractl.validate.findings import ERROR, WARNING, Finding, MapKey, register, render_path
+from dractl.findings import ERROR, WARNING, Finding, MapKey, register, render_path
 
 C_UNKNOWN_FIELD = register("DRA0101", ERROR, "unknown field (strict decoding, as kubectl "
                            "--validate=strict)", "schema")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from dractl.validate.findings import CODES, ERROR, WARNING, MapKey
+from dractl.findings import CODES, ERROR, WARNING, MapKey
 from dractl.validate.schema import SchemaSet, kube_versions
 
 REPO = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 Pods, pod templates, Workloads and PodGroups, beyond what a JSON schema expresses.
 
 One module per area, each rule a stable code with a one-line summary registered in
-`dractl.validate.findings.CODES` at import:
+`dractl.findings.CODES` at import:
 
     claims           DRA10xx  ResourceClaim, ResourceClaimTemplate (spec and status)
     deviceclass      DRA11xx  DeviceClass
@@ -33,7 +33,7 @@ from typing import Any
 from dractl.api.convert import convert
 from dractl.api.jsoncopy import copy_json
 from dractl.api.versions import FeatureGates
-from dractl.validate.findings import ERROR, Finding, register
+from dractl.findings import ERROR, Finding, register
 
 from . import claims, common, deviceclass, devicetaintrule, pods, resourceslice, workloads
 from ._base import Emitter

@@ -11,7 +11,7 @@ import functools
 import json
 from typing import Any, Callable, Iterable
 
-from dractl.validate.findings import CODES, ERROR, Finding, render_path
+from dractl.findings import CODES, ERROR, Finding, render_path
 
 # Single place for the `Too long` detail: apimachinery changed it across releases
 # ("must have at most N bytes" before, "may not be more than N bytes" now).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dractl.validate.findings import ERROR, register
+from dractl.findings import ERROR, register
 
 from . import common
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_int, get_list, get_map, get_obj,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dractl.validate.findings import ERROR, WARNING, register
+from dractl.findings import ERROR, WARNING, register
 
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_str,
                     invalid, is_int, required, too_long, too_many, unsupported)

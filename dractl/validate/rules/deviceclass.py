@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dractl.validate.findings import ERROR, register
+from dractl.findings import ERROR, register
 
 from . import common
 from ._base import BAD, Emitter, get_list, get_obj, get_opt_str, invalid, too_many

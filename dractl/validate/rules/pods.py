@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dractl.validate.findings import ERROR, INFO, register
+from dractl.findings import ERROR, INFO, register
 
 from . import common
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_opt_str,

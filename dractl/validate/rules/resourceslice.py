@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from dractl.api.quantity import Quantity, QuantityError
-from dractl.validate.findings import ERROR, MapKey, register
+from dractl.findings import ERROR, MapKey, register
 
 from . import common
 from ._base import (BAD, Emitter, duplicate, forbidden, get_bool, get_int, get_list, get_map,

@@ -8,7 +8,7 @@ PodGroups.
 
 from __future__ import annotations
 
-from dractl.validate.findings import ERROR, register
+from dractl.findings import ERROR, register
 
 from . import common
 from ._base import (BAD, Emitter, duplicate, forbidden, get_int, get_list, get_obj, get_opt_str,

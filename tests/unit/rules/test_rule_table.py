@@ -14,7 +14,7 @@ import pytest
 import dractl.cel
 from dractl.api.versions import FeatureGates, known_gates
 from dractl.validate import refs
-from dractl.validate.findings import CODES, render_path
+from dractl.findings import CODES, render_path
 from dractl.validate.rules import RuleContext, check_document, common
 from rules_manifests import (CLAIM, CLAIM_FULL, CLASS, COUNTER_SLICE, DELETE, NAMESPACE,
                              PER_DEVICE_SLICE, POD, POD_GROUP, SLICE, SLICE_FULL, TAINT_RULE,

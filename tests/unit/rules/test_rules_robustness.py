@@ -8,7 +8,7 @@ import pytest
 
 from dractl.api.versions import FeatureGates, known_gates
 from dractl.validate import refs
-from dractl.validate.findings import Finding
+from dractl.findings import Finding
 from dractl.validate.rules import RuleContext, check_document, claims
 from rules_manifests import (CLAIM_FULL, CLASS, COUNTER_SLICE, PER_DEVICE_SLICE, POD, POD_GROUP,
                              SLICE_FULL, TAINT_RULE, TEMPLATE, WORKLOAD, WORKLOAD_135, deployment,
