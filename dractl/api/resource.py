@@ -357,6 +357,8 @@ class ResourceSlice:
     per_device_node_selection: bool | None = None
     devices: tuple[Device, ...] = ()
     shared_counters: tuple[CounterSet, ...] = ()
+    # 1.37 (DRAPartitionableDevicesType): the string attribute that names each partition's type.
+    partition_type_attribute: str | None = None
 
     @property
     def pool_id(self) -> tuple[str, str]:
@@ -379,6 +381,7 @@ class ResourceSlice:
                           for d in _list(spec.get("devices"))),
             shared_counters=tuple(CounterSet.from_dict(c, f"slice {name}")
                                   for c in _list(spec.get("sharedCounters"))),
+            partition_type_attribute=_str(spec.get("partitionTypeAttribute")) or None,
         )
 
 
