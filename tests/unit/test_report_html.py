@@ -1,0 +1,101 @@
+"""The HTML picture (dractl.report.html): escaping, determinism, and a real headless browser.
+
+The browser tests need Debian's chromium (.ci/run installs it); without it they are skipped with
+the reason in pytest's summary, and under CI=true they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dractl.report.html import render
+
+HOSTILE = '"><script>alert(1)</script>&\u202e\u2028</script><!--'
+
+
+def _picture(nodes: int, devices: int, name_suffix: str = "") -> dict:
+    groups = []
+    for n in range(nodes):
+        parents = []
+        for d in range(devices):
+            state = ("allocated", "free", "unavailable")[d % 3]
+            dev = {"id": f"gpu.example.com/node-{n}/gpu-{d}{name_suffix}", "name": f"gpu-{d}", "state": state,
+                   "attributes": {"model": "A100" + name_suffix}}
+            if state == "allocated":
+                dev["claims"] = [f"default/claim-{n}-{d}"]
+                dev["pods"] = [f"default/pod-{n}-{d}{name_suffix}"]
+            if state == "unavailable":
+                dev["unavailable"] = "tainted (broken:NoSchedule)" + name_suffix
+            parents.append({"device": dev})
+        if n == 0:
+            parents.append({"counterSet": "gpu-x-counters" + name_suffix,
+                            "counters": [{"name": "memory", "total": "80Gi", "consumed": "40Gi", "available": "40Gi"}],
+                            "devices": [{"id": f"gpu.example.com/node-0/mig-{i}", "name": f"mig-{i}", "state": "free"}
+                                        for i in range(3)]})
+        groups.append({"node": f"node-{n}{name_suffix}", "attached": False, "parents": parents})
+    return {"title": "dractl allocate" + name_suffix, "summary": {"pods": 3, "scheduled": 2},
+            "nodes": groups, "pending": [{"pod": "default/p" + name_suffix, "reasons": ["DRA5001: " + name_suffix]}],
+            "pools": [{"driver": "gpu.example.com", "poolName": "node-0" + name_suffix, "generation": 1}]}
+
+
+def test_every_input_string_is_escaped():
+    page = render(_picture(2, 3, HOSTILE))
+    assert "<script>alert(1)" not in page
+    # Only dractl's two script elements exist; the JSON inside the data script cannot close it.
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    data = re.search(r'<script type="application/json" id="devices-data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in data and ">" not in data and "\u2028" not in data
+
+
+def test_output_is_deterministic_and_self_contained():
+    one, two = render(_picture(5, 8)), render(_picture(5, 8))
+    assert one == two
+    assert "http://" not in one and "https://" not in one and "src=" not in one
+    assert '<body data-nodes="5" data-devices="43">' in one  # 5 x 8 devices + 3 partitions
+
+
+def _chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        message = "Debian's chromium is not installed: HTML browser tests not run"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return exe
+
+
+def _browser(exe: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def test_page_checks_itself_in_headless_chromium(tmp_path):
+    exe = _chromium()
+    page = tmp_path / "plan.html"
+    page.write_text(render(_picture(500, 8, HOSTILE)), encoding="utf-8")
+    dom = _browser(exe, tmp_path / "profile", "--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    check = re.search(r'<p id="selfcheck">([^<]*)</p>', dom.stdout)
+    assert check and check.group(1) == "ok", check.group(1) if check else dom.stdout[-2000:]
+    # The hostile title did not run: no alert() script, and the page title is the escaped text.
+    assert "<script>alert(1)" not in dom.stdout
+    shot = tmp_path / "plan.png"
+    taken = _browser(exe, tmp_path / "profile2", "--window-size=1400,900", f"--screenshot={shot}", page.as_uri())
+    assert taken.returncode == 0 and shot.stat().st_size > 10_000, taken.stderr[-2000:]
+
+
+def test_self_check_reports_a_mismatch(tmp_path):
+    # The check can fail: a page whose expected counts disagree with its DOM says so.
+    exe = _chromium()
+    page = tmp_path / "bad.html"
+    page.write_text(render(_picture(2, 2)).replace('data-nodes="2"', 'data-nodes="3"'), encoding="utf-8")
+    dom = _browser(exe, tmp_path / "profile", "--dump-dom", page.as_uri())
+    assert re.search(r'<p id="selfcheck">mismatch: 2 nodes', dom.stdout), dom.stdout[-1000:]
