@@ -1,54 +1,32 @@
 """Kubernetes versions dractl knows, and the feature gates that change what it accepts or decides.
 
-Defaults come from the upstream feature-gate lists (see docs/api-and-scheduling.md, section 1.2).
-A gate that does not exist in a version is simply absent from that version's table; asking for it
-returns False.
+The gates come from `gates.json` beside this file: each gate's versioned specs as upstream declares
+them (component-base `featuregate.VersionedSpecs`), with the source of each row. For a release,
+the spec in force is the newest whose version is <= the release; a spec tied to a minimum
+compatibility version applies only when `min_compat` >= that version (it defaults to the previous
+minor, as in the components). A gate that a release does not know (not yet added, or removed)
+reads False; a name that no release knows is a programming error and raises `UnknownGateError`
+(a typo would otherwise turn a gate off silently).
+
+`parse_feature_gates` answers like a component's `--feature-gates` flag, with component-base's
+messages; dractl adds the closest gate name to an unknown one.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Mapping
 
 KUBE_VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37")
-DEFAULT_KUBE_VERSION = KUBE_VERSIONS[-1]
-
-# gate -> default per version; missing version = gate does not exist there.
-# "locked" gates are GA and cannot be turned off.
-_GATE_DEFAULTS: dict[str, dict[str, bool]] = {
-    "DynamicResourceAllocation": {"1.34": True, "1.35": True, "1.36": True, "1.37": True},
-    "DRAPrioritizedList": {"1.34": True, "1.35": True, "1.36": True, "1.37": True},
-    "DRAAdminAccess": {"1.34": True, "1.35": True, "1.36": True, "1.37": True},
-    "DRADeviceTaints": {"1.34": False, "1.35": False, "1.36": True, "1.37": True},
-    "DRADeviceTaintRules": {"1.35": False, "1.36": False, "1.37": True},
-    "DRAPartitionableDevices": {"1.34": False, "1.35": False, "1.36": True, "1.37": True},
-    "DRAConsumableCapacity": {"1.34": False, "1.35": False, "1.36": True, "1.37": True},
-    "DRADeviceBindingConditions": {"1.34": False, "1.35": False, "1.36": True, "1.37": True},
-    "DRAResourceClaimDeviceStatus": {"1.34": True, "1.35": True, "1.36": True, "1.37": True},
-    "DRAExtendedResource": {"1.34": False, "1.35": False, "1.36": True, "1.37": True},
-    "DRASchedulerFilterTimeout": {"1.34": True, "1.35": True, "1.36": True, "1.37": True},
-    "DRAListTypeAttributes": {"1.36": False, "1.37": False},
-    "DRANodeAllocatableResources": {"1.36": False, "1.37": False},
-    "DRAWorkloadResourceClaims": {"1.36": False, "1.37": False},
-    "GenericWorkload": {"1.35": False, "1.36": False, "1.37": False},
-    "GangScheduling": {"1.35": False, "1.36": False},
-    "WorkloadAwarePreemption": {"1.36": False},
-    "TopologyAwareWorkloadScheduling": {"1.36": False, "1.37": False},
-    "CompositePodGroup": {"1.37": False},
-    "PodGroupPreemptionPolicy": {"1.37": False},
-    "DRAFractionalCapacityRange": {"1.37": True},
-    "DRAOptionalNodeOperations": {"1.37": False},
-    "PodLevelResources": {"1.34": True, "1.35": True, "1.36": True, "1.37": True},
-}
-
-# GA gates that cannot be disabled, per version.
-_LOCKED: dict[str, set[str]] = {
-    "1.34": set(),
-    "1.35": {"DynamicResourceAllocation"},
-    "1.36": {"DynamicResourceAllocation", "DRAAdminAccess", "DRAPrioritizedList"},
-    "1.37": {"DynamicResourceAllocation", "DRAAdminAccess", "DRAPrioritizedList",
-             "DRAExtendedResource"},
-}
+DEFAULT_KUBE_VERSION = "1.37"
+# Releases the gate table describes (1.38 from its alpha changelogs: a preview).
+GATE_RELEASES: tuple[str, ...] = KUBE_VERSIONS + ("1.38",)
+# The feature-gate dependency map exists (and was read) from this release on.
+DEPENDENCIES_SINCE = "1.37"
 
 # Gates the allocator conformance corpus toggles; a case sets all of them explicitly.
 ALLOCATOR_GATES: tuple[str, ...] = (
@@ -56,32 +34,112 @@ ALLOCATOR_GATES: tuple[str, ...] = (
     "DRAListTypeAttributes", "DRAPartitionableDevices", "DRAPrioritizedList",
 )
 
+# strconv.ParseBool's spellings, which component-base accepts for gate values.
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
 
 class GateError(ValueError):
     """A --feature-gates value that a Kubernetes component would reject."""
 
 
+class UnknownGateError(KeyError):
+    """Code asked for a feature gate that no release in gates.json has. Never caused by user
+    input: `parse_feature_gates` turns unknown names on the command line into a `GateError`."""
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """A gate as one release (and minimum compatibility version) sees it."""
+
+    name: str
+    stage: str          # alpha | beta | ga | deprecated
+    default: bool
+    locked: bool
+    source: str
+    min_compat: str | None = None   # the spec applies because min-compatibility-version >= this
+
+
+def version_tuple(version: str) -> tuple[int, int]:
+    major, _, minor = version.partition(".")
+    return int(major), int(minor)
+
+
+def previous_minor(version: str) -> str:
+    major, minor = version_tuple(version)
+    return f"{major}.{max(minor - 1, 0)}"
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, dict]:
+    with open(Path(__file__).with_name("gates.json"), encoding="utf-8") as fh:
+        return json.load(fh)["gates"]
+
+
+def _resolve(name: str, version: str, min_compat: str | None) -> GateSpec | None:
+    entry = _table()[name]
+    release = version_tuple(version)
+    removed = entry.get("removed")
+    if removed and release >= version_tuple(removed):
+        return None
+    compat = version_tuple(min_compat or previous_minor(version))
+    for spec in reversed(entry["specs"]):
+        if version_tuple(spec["version"]) > release:
+            continue
+        needs = spec.get("minCompat")
+        if needs and compat < version_tuple(needs):
+            continue
+        return GateSpec(name, spec["stage"], spec["default"], bool(spec.get("locked")), entry["source"], needs)
+    return None
+
+
+@lru_cache(maxsize=None)
+def gate_specs(version: str, min_compat: str | None = None) -> dict[str, GateSpec]:
+    """Every gate the release knows, by name (sorted)."""
+    out = {}
+    for name in sorted(_table()):
+        spec = _resolve(name, version, min_compat)
+        if spec is not None:
+            out[name] = spec
+    return out
+
+
+def _require_known(gate: str) -> None:
+    if gate not in _table():
+        raise UnknownGateError(f"unknown feature gate {gate!r}: not in dractl/api/gates.json")
+
+
 @dataclass(frozen=True)
 class FeatureGates:
-    """Effective feature gates: version defaults plus explicit overrides."""
+    """Effective feature gates: release defaults plus explicit overrides."""
 
     version: str = DEFAULT_KUBE_VERSION
     overrides: Mapping[str, bool] = field(default_factory=dict)
+    min_compat: str | None = None     # --min-compatibility-version; None = previous minor
+
+    def __post_init__(self) -> None:
+        for gate in self.overrides:
+            _require_known(gate)
 
     def enabled(self, gate: str) -> bool:
+        """The gate's effective value; False for a gate this release does not know."""
         if gate in self.overrides:
             return self.overrides[gate]
-        return _GATE_DEFAULTS.get(gate, {}).get(self.version, False)
+        spec = gate_specs(self.version, self.min_compat).get(gate)
+        if spec is None:
+            _require_known(gate)
+            return False
+        return spec.default
 
     __call__ = enabled
 
     def with_overrides(self, **gates: bool) -> "FeatureGates":
         merged = dict(self.overrides)
         merged.update(gates)
-        return FeatureGates(self.version, merged)
+        return FeatureGates(self.version, merged, self.min_compat)
 
     def as_dict(self) -> dict[str, bool]:
-        names = set(self.overrides) | {g for g, v in _GATE_DEFAULTS.items() if self.version in v}
+        names = set(self.overrides) | set(gate_specs(self.version, self.min_compat))
         return {g: self.enabled(g) for g in sorted(names)}
 
     def key(self) -> tuple:
@@ -91,26 +149,79 @@ class FeatureGates:
 
 def known_gates(version: str | None = None) -> list[str]:
     if version is None:
-        return sorted(_GATE_DEFAULTS)
-    return sorted(g for g, v in _GATE_DEFAULTS.items() if version in v)
+        return sorted(_table())
+    return list(gate_specs(version))
 
 
-def parse_feature_gates(text: str, version: str = DEFAULT_KUBE_VERSION) -> FeatureGates:
+def _closest(name: str, version: str) -> str:
+    from dractl.suggest import closest_match
+
+    names = known_gates(version)
+    lowered = {n.lower(): n for n in names}
+    match = lowered.get(name.lower()) or closest_match(name, names, cutoff=0.6)
+    return f" (did you mean {match}?)" if match else ""
+
+
+def _removed_note(name: str, version: str) -> str:
+    """dractl's own hint for a gate that an older release had."""
+    entry = _table().get(name)
+    if entry and entry.get("removed") and version_tuple(version) >= version_tuple(entry["removed"]):
+        merged = f", merged into {entry['mergedInto']}" if entry.get("mergedInto") else ""
+        return f" (removed in Kubernetes {entry['removed']}{merged})"
+    if entry:
+        first = entry["specs"][0]["version"]
+        return f" (added in Kubernetes {first})"
+    return ""
+
+
+def parse_feature_gates(text: str, version: str = DEFAULT_KUBE_VERSION, *,
+                        min_compat: str | None = None) -> FeatureGates:
     """Parse `Name=true,Other=false` like a Kubernetes component's --feature-gates flag."""
     overrides: dict[str, bool] = {}
     for part in (p.strip() for p in (text or "").split(",")):
         if not part:
             continue
         name, sep, value = part.partition("=")
-        name, value = name.strip(), value.strip().lower()
-        if not sep or value not in ("true", "false"):
-            raise GateError(f"invalid feature gate {part!r}: expected Name=true or Name=false")
-        if name not in _GATE_DEFAULTS:
-            raise GateError(f"unrecognized feature gate: {name} (known: {', '.join(known_gates())})")
-        if version not in _GATE_DEFAULTS[name]:
-            raise GateError(f"feature gate {name} does not exist in Kubernetes {version}")
-        enabled = value == "true"
-        if not enabled and name in _LOCKED.get(version, set()):
-            raise GateError(f"cannot set feature gate {name} to false, feature is locked to true")
-        overrides[name] = enabled
-    return FeatureGates(version, overrides)
+        name, value = name.strip(), value.strip()
+        if not sep:
+            raise GateError(f"missing bool value for {name}")
+        if value not in _TRUE + _FALSE:
+            raise GateError(f'invalid value of {name}={value}, err: strconv.ParseBool: parsing "{value}": '
+                            "invalid syntax")
+        overrides[name] = value in _TRUE
+    specs = gate_specs(version, min_compat)
+    for name in overrides:
+        if name not in specs:
+            hint = _removed_note(name, version) if name in _table() else _closest(name, version)
+            raise GateError(f"unrecognized feature gate: {name}{hint}")
+    locked = [f"cannot set feature gate {n} to {str(v).lower()}, feature is locked to {str(specs[n].default).lower()}"
+              for n, v in overrides.items() if specs[n].locked and v != specs[n].default]
+    if locked:
+        raise GateError(locked[0] if len(locked) == 1 else "[" + ", ".join(locked) + "]")
+    gates = FeatureGates(version, overrides, min_compat)
+    _check_dependencies(gates, specs)
+    return gates
+
+
+def _check_dependencies(gates: FeatureGates, specs: Mapping[str, GateSpec]) -> None:
+    if version_tuple(gates.version) < version_tuple(DEPENDENCIES_SINCE):
+        return
+    problems = []
+    for name in sorted(specs):
+        if not gates.enabled(name):
+            continue
+        missing = [d for d in _table()[name].get("depends", ()) if d in specs and not gates.enabled(d)]
+        if missing:
+            problems.append(f"{name} is enabled, but depends on features that are disabled: [{' '.join(missing)}]")
+    if problems:
+        raise GateError(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
+
+
+_VERSION_FORMS = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+][0-9A-Za-z.+-]*)?$")
+
+
+def normalize_kube_version(text: str) -> str | None:
+    """`1.37`, `v1.37`, `1.37.2`, `1.37.0-rc.1` -> `1.37` (the patch part is ignored, as kubeconform
+    users write it); None when the text is not a Kubernetes version."""
+    match = _VERSION_FORMS.match(text.strip()) if isinstance(text, str) else None
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
