@@ -24,7 +24,7 @@ _dractl_candidates() {
             if [[ "$cur" == -* ]]; then
                 _dractl_words '--version --install-completion --show-completion -h --help' "$cur"
             else
-                _dractl_words 'validate allocate env inventories codes completion version' "$cur"
+                _dractl_words 'validate allocate env gates inventories codes completion version' "$cur"
             fi
             ;;
         validate)
@@ -86,6 +86,16 @@ _dractl_candidates() {
                 _dractl_words '-i --inventory -o --output --lenient --metadata --node --timeout --kube-version --feature-gates --ignore --exclude -j --jobs --config --no-config --max-file-size --no-color -h --help' "$cur"
             else
                 _dractl_files "$cur"
+            fi
+            ;;
+        gates)
+            case "$prev" in
+                --kube-version) return ;;
+                --min-compatibility-version) return ;;
+                -o|--output) _dractl_words 'text json' "$cur"; return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                _dractl_words '--kube-version --min-compatibility-version -o --output -h --help' "$cur"
             fi
             ;;
         inventories)

@@ -235,6 +235,7 @@ _dractl() {
         'validate:Validate manifests like the API server would, plus references and dractl'\''s lints.'
         'allocate:Dry-run kube-scheduler'\''s DRA allocation: which node and which devices each pod gets.'
         'env:Resolve device attributes into container env after a dry run (dractl'\''s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
+        'gates:Print every feature gate dractl knows for a release, with stage, default and lock.'
         'inventories:List the built-in sample inventories (use with --inventory builtin:NAME).'
         'codes:List every finding code dractl can report, with its severity and meaning.'
         'completion:Print a shell completion script (commands, options, values, finding codes).'
@@ -310,6 +311,13 @@ _dractl() {
             '--no-color[Never colour the output.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests: files, directories (recursive) or - for stdin:_files' && ret=0
+          ;;
+        gates)
+          _arguments -s \
+            '--kube-version[The release (1.34 to 1.37, or 1.38 as a preview; 1.37.2 and v1.37 mean 1.37).]:kube-version: ' \
+            '--min-compatibility-version[Like the components'\'' flag: gates whose default depends on it (default: the release'\''s previous minor).]:min-compatibility-version: ' \
+            '(-o --output)'{-o,--output}'[Output format: text or json.]:output:(text json)' \
+            '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
           ;;
         inventories)
           _arguments -s \

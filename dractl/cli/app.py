@@ -14,6 +14,7 @@ from dractl import __version__
 from dractl.cli import common
 from dractl.cli.allocate_cmd import allocate
 from dractl.cli.env_cmd import env
+from dractl.cli.gates_cmd import gates
 from dractl.cli.validate_cmd import validate
 
 app = typer.Typer(
@@ -44,6 +45,7 @@ def _root(
 app.command("validate")(validate)
 app.command("allocate")(allocate)
 app.command("env")(env)
+app.command("gates")(gates)
 
 
 @app.command("inventories")

@@ -53,6 +53,18 @@ def output_option(command: str):
     return choices, typer.Option(choices(names[0]), "--output", "-o", help=help_for(command))
 
 
+def release_version(text: str, allowed, option: str) -> str:
+    """`1.37`, `v1.37`, `1.37.2`, `1.37.0-rc.1` -> `1.37` (the patch part is ignored); a usage
+    error naming the releases dractl knows otherwise (allowed None: any well-formed version)."""
+    from dractl.api.versions import normalize_kube_version
+
+    version = normalize_kube_version(text)
+    if version is None or (allowed is not None and version not in allowed):
+        known = f" (known: {', '.join(allowed)})" if allowed is not None else " (expected MAJOR.MINOR)"
+        raise UsageError(f"{option} {text}: not a Kubernetes version dractl knows{known}")
+    return version
+
+
 def make_gates(kube_version: str | KubeVersion | None, feature_gates: str | None,
                config: "Config | None" = None) -> FeatureGates:
     """Gates of the chosen version: config file gates, then --feature-gates (per gate, the

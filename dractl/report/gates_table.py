@@ -26,6 +26,17 @@ def _row(spec: GateSpec) -> dict:
     return row
 
 
+def report_text(result, view) -> str:
+    """`gates`: `result` carries `document` (gates_document)."""
+    return gates_text(result.document)
+
+
+def report_json(result, view) -> str:
+    from dractl.report.findings_json import dumps
+
+    return dumps(result.document)
+
+
 def gates_text(document: dict) -> str:
     rows = document["gates"]
     width = max([len(r["name"]) for r in rows] + [4])

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # The commands (dractl.pipeline.result's names, plus `codes`, which renders the code table).
 VALIDATE, ALLOCATE, ENV, METADATA, CODES = "validate", "allocate", "env", "metadata", "codes"
+GATES = "gates"
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,14 @@ FORMATS: tuple[Format, ...] = (
                         ALLOCATE: "dractl.report.plan_text:report",
                         ENV: "dractl.report.env_text:report",
                         METADATA: "dractl.report.env_text:report_metadata",
-                        CODES: "dractl.report.codes:report_text"}),
+                        CODES: "dractl.report.codes:report_text",
+                        GATES: "dractl.report.gates_table:report_text"}),
     Format("json", "", {VALIDATE: "dractl.report.findings_json:report",
                         ALLOCATE: "dractl.report.plan_json:report",
                         ENV: "dractl.report.env_json:report",
                         METADATA: "dractl.report.env_json:report_metadata",
-                        CODES: "dractl.report.codes:report_json"}),
+                        CODES: "dractl.report.codes:report_json",
+                        GATES: "dractl.report.gates_table:report_json"}),
     Format("yaml", "the objects after scheduling", {ALLOCATE: "dractl.report.plan_yaml:report"}),
     Format("junit", "JUnit XML", {VALIDATE: "dractl.report.junit:report",
                                   ALLOCATE: "dractl.report.junit:report"}),
