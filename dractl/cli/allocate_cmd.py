@@ -53,6 +53,7 @@ def run_dry_run(paths, s: common.Settings, node, node_order, timeout, simulate_c
     """Load + validate (in parallel when it pays) the inventory and the manifests, then simulate."""
     from dractl.cli.parallel import validate_paths
 
+    from dractl.downward import resolve_plan
     from dractl.simulate.scheduler import Options, simulate
 
     aliases: dict[str, str] = {}
@@ -65,6 +66,7 @@ def run_dry_run(paths, s: common.Settings, node, node_order, timeout, simulate_c
                       timeout=timeout, simulate_controllers=simulate_controllers,
                       lenient_env=lenient_env)
     plan = simulate(validated.documents, s.gates, options, validated.invalid)
+    resolve_plan(plan, plan.slices, lenient=lenient_env)
     if node and node not in plan.nodes:
         raise common.UsageError(f"--node {node}: no such node in the inputs (nodes: "
                                 f"{', '.join(plan.nodes[:10]) or 'none'}{', ...' if len(plan.nodes) > 10 else ''})")

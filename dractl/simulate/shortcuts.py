@@ -1,0 +1,236 @@
+"""Every memo and shortcut of the dry run, in one place (dractl's own; kube-scheduler has none of
+them, and each gives exactly the plan of computing everything):
+
+* failure reuse: a pod that would be tried on all nodes with the same key as the last pod that
+  fitted nowhere, with no node changed since, fails alike (a full cluster: every further pod
+  with the same template);
+* verdict cache: a node's Filter verdict for a key, until that node (or a shared pool) changes;
+* first-fit frontier: with the "first" node order and nothing to score, the nodes before the
+  first one not known to fail are skipped (their verdicts are cached);
+* scan by usage: when the only score depends on the node alone (least-/most-allocated), nodes
+  are tried best first and the first feasible one is the choice;
+* early stop at the best possible score: when every scoring plugin knows the highest score a
+  node could get, the scan stops at the first node reaching it;
+* explanations kept per node, key and node state (the diagnostic search is the costly part of
+  an unschedulable pod).
+
+The key of a pod is built from the pod fields the enabled plugins declare (Plugin.pod_fields)
+plus each plugin's cycle_key: a plugin that reads a new field declares it and the caches follow.
+`Options.shortcuts = False` (or DRACTL_NO_SHORTCUTS=1 in the environment) turns them all off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+# Explanations kept for reuse: bounded, cleared when full (stale node versions).
+_EXPLAINED_CACHE_MAX = 20_000
+
+
+def shortcuts_wanted(option: bool) -> bool:
+    return option and os.environ.get("DRACTL_NO_SHORTCUTS", "") not in ("1", "true", "yes")
+
+
+@dataclass
+class ScanPlan:
+    """Which candidate indexes to try, in which order, and when to stop."""
+
+    order: Iterable[int]
+    start: int = 0                 # nodes before it are known (cached) to fail
+    first_fit: bool = True         # the first feasible node is the choice
+    bound: tuple | None = None     # stop at the first node whose score tuple equals this
+    use_frontier: bool = False
+
+
+class Shortcuts:
+    def __init__(self, enabled: bool, node_index: Mapping[str, int]) -> None:
+        self.enabled = enabled
+        self.node_index = node_index
+        self.stats: Counter = Counter()       # shortcut name -> times taken (for tests)
+        self.stamp = 0                        # bumped whenever any node's state changes
+        self.node_version: Counter = Counter()
+        self.shared_version = 0
+        self._json: dict[int, str] = {}
+        self._frontier: dict[tuple, int] = {}
+        self._verdicts: dict[tuple, tuple] = {}
+        self._explained: dict[tuple, tuple] = {}
+        self._last_failure: dict[tuple, tuple] = {}
+
+    # -- keys ----------------------------------------------------------------------------------
+    def key(self, pod, fields: tuple[str, ...], cycle_keys: tuple) -> tuple | None:
+        if not self.enabled:
+            return None
+        spec = pod.spec
+        parts = []
+        for field in fields:
+            if field.startswith("spec."):
+                value = spec.get(field[5:])
+            elif field == "metadata.labels":
+                value = pod.labels
+            else:
+                value = (pod.manifest.get("metadata") or {}).get(field.partition(".")[2])
+            parts.append(self._encode(value))
+        return (tuple(parts), self._encode(cycle_keys))
+
+    def _encode(self, value: Any) -> Any:
+        """A hashable stand-in for `value`. Dicts and lists become their JSON text, kept by
+        object identity: specs are read-only and live as long as the run."""
+        if isinstance(value, (dict, list)):
+            text = self._json.get(id(value))
+            if text is None:
+                text = self._json[id(value)] = json.dumps(value, sort_keys=True, default=str)
+            return text
+        if isinstance(value, tuple):
+            return tuple(self._encode(v) for v in value)
+        return value
+
+    # -- state changes -------------------------------------------------------------------------
+    def node_changed(self, node_name: str) -> None:
+        """The node's state changed: its cached verdicts are stale."""
+        self.stamp += 1
+        self.node_version[node_name] += 1
+        index = self.node_index.get(node_name)
+        if index is not None and self._frontier:
+            frontier = self._frontier
+            for key, start in frontier.items():
+                if start > index:
+                    frontier[key] = index
+
+    def shared_changed(self) -> None:
+        self.stamp += 1
+        self.shared_version += 1
+        self._frontier.clear()
+
+    # -- the node scan -------------------------------------------------------------------------
+    def plan_scan(self, state, candidates: list, scorers: list, all_nodes: bool) -> ScanPlan:
+        n = len(candidates)
+        if not scorers:
+            if not (self.enabled and all_nodes):
+                return ScanPlan(range(n))
+            start = self._frontier.get(state.key, 0)
+            if start:
+                self.stats["frontier"] += 1
+            return ScanPlan(range(start, n), start, use_frontier=True)
+        if not self.enabled:
+            return ScanPlan(range(n), first_fit=False)
+        if len(scorers) == 1:
+            order = scorers[0].scan_order(state, candidates)
+            if order is not None:
+                self.stats["scan_by_usage"] += 1
+                return ScanPlan(order)
+        bounds = [p.score_bound(state) for p in scorers]
+        bound = None if None in bounds else tuple(bounds)
+        if bound is not None:
+            self.stats["score_bound"] += 1
+        return ScanPlan(range(n), first_fit=False, bound=bound)
+
+    def reported(self, state, statuses: dict, chosen, candidates: list, scorers: list,
+                 score_of) -> dict:
+        """The verdicts reported for a scheduled pod: the nodes the scan tried before its choice.
+        With the shortcuts on, the scan stops at the choice when the ranking allows (scan by
+        usage, the best possible score reached); computing everything reports the same nodes."""
+        if self.enabled or not scorers:
+            return statuses  # first fit stops at the choice in both modes
+        rank = None
+        if len(scorers) == 1:
+            order = scorers[0].scan_order(state, candidates)
+            if order is not None:
+                rank = {candidates[i].name: r for r, i in enumerate(order)}
+        if rank is None:
+            bounds = [p.score_bound(state) for p in scorers]
+            if None in bounds or score_of(chosen) != tuple(bounds):
+                return statuses
+            rank = self.node_index
+        limit = rank[chosen.node.name]
+        return {name: s for name, s in statuses.items() if rank[name] < limit}
+
+    def set_frontier(self, key: tuple, frontier: int) -> None:
+        self._frontier[key] = frontier
+
+    def cached(self, node_name: str, key: tuple | None):
+        if key is None:
+            return None
+        hit = self._verdicts.get((node_name, key))
+        if hit and hit[0] == self.node_version[node_name] and hit[1] == self.shared_version:
+            return hit[2]
+        return None
+
+    def remember(self, node_name: str, key: tuple | None, status) -> None:
+        if key is not None:
+            self._verdicts[(node_name, key)] = (self.node_version[node_name], self.shared_version,
+                                                status)
+
+    def skipped(self, nodes: list, key: tuple) -> dict:
+        """The cached verdicts of the nodes the frontier skipped."""
+        return {node.name: self._verdicts[(node.name, key)][2] for node in nodes}
+
+    # -- failure reuse -------------------------------------------------------------------------
+    def repeat_failure(self, key: tuple | None, result, pending_models: list) -> bool:
+        """Fill `result` from the last pod with this key that fitted nowhere, if nothing changed."""
+        last = self._last_failure.get(key) if key is not None else None
+        if last is None or last[0] != self.stamp:
+            return False
+        self.stats["repeat_failure"] += 1
+        _, failures, reason, refs, explanations, devices = last
+        rename = {old: model.ref for old, model in zip(refs, pending_models) if old != model.ref}
+        # Shared with the earlier pod, read-only: per-node reasons and device lines name no claim.
+        result.node_failures = failures
+        result.node_devices = devices
+        result.node_explanations = RenamedLines(explanations, rename)
+        result.reasons.append(dataclasses.replace(
+            reason, details=tuple(rename_claims(line, rename) for line in reason.details)))
+        return True
+
+    def remember_failure(self, key: tuple | None, result, reason, pending_models: list) -> None:
+        if key is not None:
+            self._last_failure[key] = (self.stamp, result.node_failures, reason,
+                                       tuple(m.ref for m in pending_models), result.node_explanations,
+                                       result.node_devices)
+
+    # -- explanations --------------------------------------------------------------------------
+    def explanation(self, node_name: str, key: tuple | None):
+        if key is None:
+            return None
+        hit = self._explained.get(self._explained_key(node_name, key))
+        if hit is not None:
+            self.stats["explanation"] += 1
+        return hit
+
+    def remember_explanation(self, node_name: str, key: tuple | None, value: tuple) -> None:
+        if key is None:
+            return
+        if len(self._explained) >= _EXPLAINED_CACHE_MAX:
+            self._explained.clear()  # stale node versions: start over rather than grow
+        self._explained[self._explained_key(node_name, key)] = value
+
+    def _explained_key(self, node_name: str, key: tuple) -> tuple:
+        return (node_name, key, self.node_version[node_name], self.shared_version)
+
+
+def rename_claims(line: str, rename: dict[str, str]) -> str:
+    """An explanation line of an earlier pod, with this pod's claim names."""
+    for old, new in rename.items():
+        line = line.replace(f"claim {old}, ", f"claim {new}, ")
+    return line
+
+
+class RenamedLines(Mapping):
+    """node name -> explanation lines of an earlier pod, renamed on access (read-only)."""
+
+    def __init__(self, lines: Mapping[str, list[str]], rename: dict[str, str]):
+        self._lines, self._rename = lines, rename
+
+    def __getitem__(self, node: str) -> list[str]:
+        return [rename_claims(line, self._rename) for line in self._lines[node]]
+
+    def __iter__(self):
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
