@@ -2,31 +2,30 @@
 
 Each phase runs the plugins that implement it in this order: the first Filter that rejects a
 node gives its verdict, and scores compare in this order. Adding a plugin is one module under
-plugins/ and one line here (docs/architecture.md, "Scheduler framework")."""
+dractl/simulate/plugins/ and one line here (docs/architecture.md, "Scheduler framework")."""
 
 from __future__ import annotations
 
-from dractl.simulate.plugins.defaultpreemption import DefaultPreemption
-from dractl.simulate.plugins.dynamicresources import ClaimsAvailableOnNode, DynamicResources
-from dractl.simulate.plugins.extendedresources import ExtendedResources
-from dractl.simulate.plugins.nodeaffinity import NodeAffinity
-from dractl.simulate.plugins.nodeallocatable import NodeAllocatableResources
-from dractl.simulate.plugins.nodename import NodeName
-from dractl.simulate.plugins.nodeorder import NodeOrder
-from dractl.simulate.plugins.noderesources import NodeResourcesFit
-from dractl.simulate.plugins.nodeunschedulable import NodeUnschedulable
-from dractl.simulate.plugins.tainttoleration import TaintToleration
+from importlib import import_module
 
-PLUGINS = (
-    NodeUnschedulable,
-    NodeName,
-    TaintToleration,
-    NodeAffinity,
-    ClaimsAvailableOnNode,       # DynamicResources' check of allocated claims
-    ExtendedResources,           # KEP-5004
-    NodeResourcesFit,
-    DynamicResources,            # claims, the allocator, DRA score, reservedFor
-    NodeAllocatableResources,    # KEP-5517, needs the allocation
-    NodeOrder,                   # dractl's --node-order, scored after DynamicResources
-    DefaultPreemption,
+_ORDER = (
+    "nodeunschedulable:NodeUnschedulable",
+    "nodename:NodeName",
+    "tainttoleration:TaintToleration",
+    "nodeaffinity:NodeAffinity",
+    "dynamicresources:ClaimsAvailableOnNode",    # DynamicResources' check of allocated claims
+    "extendedresources:ExtendedResources",       # KEP-5004
+    "noderesources:NodeResourcesFit",
+    "dynamicresources:DynamicResources",         # claims, the allocator, DRA score, reservedFor
+    "nodeallocatable:NodeAllocatableResources",  # KEP-5517, needs the allocation
+    "nodeorder:NodeOrder",                       # dractl's --node-order, scored after DRA's score
+    "defaultpreemption:DefaultPreemption",
 )
+
+
+def _load(entry: str):
+    module, _, name = entry.partition(":")
+    return getattr(import_module(f"dractl.simulate.plugins.{module}"), name)
+
+
+PLUGINS = tuple(_load(entry) for entry in _ORDER)
