@@ -13,6 +13,7 @@ _ORDER = (
     "nodename:NodeName",
     "tainttoleration:TaintToleration",
     "nodeaffinity:NodeAffinity",
+    "nodeports:NodePorts",
     "dynamicresources:ClaimsAvailableOnNode",    # DynamicResources' check of allocated claims
     "extendedresources:ExtendedResources",       # KEP-5004
     "noderesources:NodeResourcesFit",
