@@ -89,10 +89,9 @@ class ClusterState:
         return str(uuid.uuid5(_SHARE_NS, f"share/{self._share_seq}"))
 
     def count_devices(self, allocation: AllocationResult, sign: int) -> None:
-        for r in allocation.devices:
-            node = self.pool_node.get((r.driver, r.pool))
-            if node:
-                self.journal.add(self.node_devices_used, node, sign)
+        """Devices of node-local pools in use (for --node-order), journaled."""
+        self._count(allocation, sign)
+        self.journal.on_rollback(self._count, allocation, -sign)
 
     def no_execute_taints(self, claim: ClaimState):
         """(device id text, taint) of the claim's devices with a NoExecute taint that the
@@ -114,18 +113,33 @@ class ClusterState:
         self.journal.append(self.plan.claims, state)
 
     def commit_allocation(self, claim: ClaimState, allocation: AllocationResult, node_name: str) -> None:
-        j = self.journal
-        self.allocator.commit(claim.model, allocation)
-        j.on_rollback(self.allocator.release, claim.model)
-        j.set_attr(claim, "allocation", allocation)
-        j.set_attr(claim, "status", ALLOCATED)
-        j.set_attr(claim, "node", node_name)
-        j.set_attr(claim, "touched", True)
-        self.count_devices(allocation, +1)
-        self._invalidate(allocation, node_name)
+        """The claim is allocated (the assume cache): the allocator sees its devices in use."""
         finalizers = claim.manifest.setdefault("metadata", {}).setdefault("finalizers", [])
-        if DELETE_PROTECTION_FINALIZER not in finalizers:
-            j.append(finalizers, DELETE_PROTECTION_FINALIZER)
+        added = DELETE_PROTECTION_FINALIZER not in finalizers
+        # One journal entry undoes all of it (see _undo_allocation).
+        self.journal.on_rollback(self._undo_allocation, claim, allocation, finalizers if added else None,
+                                 (claim.allocation, claim.status, claim.node, claim.touched))
+        self.allocator.commit(claim.model, allocation)
+        claim.allocation, claim.status, claim.node, claim.touched = allocation, ALLOCATED, node_name, True
+        self._count(allocation, +1)
+        self._invalidate(allocation, node_name)
+        if added:
+            finalizers.append(DELETE_PROTECTION_FINALIZER)
+
+    def _undo_allocation(self, claim: ClaimState, allocation: AllocationResult, finalizers: list | None,
+                         saved: tuple) -> None:
+        if finalizers is not None:
+            finalizers.remove(DELETE_PROTECTION_FINALIZER)
+        self._count(allocation, -1)
+        claim.allocation, claim.status, claim.node, claim.touched = saved
+        self.allocator.release(claim.model)
+
+    def _count(self, allocation: AllocationResult, sign: int) -> None:
+        used = self.node_devices_used
+        for r in allocation.devices:
+            node = self.pool_node.get((r.driver, r.pool))
+            if node:
+                used[node] += sign
 
     def _invalidate(self, allocation: AllocationResult, node_name: str) -> None:
         self.touch(node_name)

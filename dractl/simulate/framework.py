@@ -83,24 +83,21 @@ class CycleState:
     """Per-pod data shared between the phases (upstream's CycleState, with named slots for what
     dractl's plugins exchange instead of a string-keyed map)."""
 
-    __slots__ = ("result", "pod", "refs", "pending", "allocated", "demand", "ext", "details",
-                 "data", "key")
+    __slots__ = ("result", "pod", "refs", "pending", "pending_models", "allocated", "demand", "ext",
+                 "details", "data", "key")
 
     def __init__(self, result: "PodResult") -> None:
         self.result = result
         self.pod = result.pod
         self.refs: list = []          # PodClaimRef of the pod (DynamicResources PreFilter)
         self.pending: list = []       # ClaimState still to allocate, unique, pod order
+        self.pending_models: list = []  # their ResourceClaim models (read-only)
         self.allocated: list = []     # ClaimState already allocated, unique
         self.demand: dict = {}        # pod requests (NodeResourcesFit PreFilter)
         self.ext: list = []           # ExtendedRequest (extended resources PreFilter)
         self.details: list[str] = []  # PostFilter's explanation lines for the no-fit reason
         self.data: dict[str, Any] = {}  # anything else a plugin keeps, by plugin name
         self.key: tuple | None = None   # the shortcuts' key of this pod's Filter verdicts
-
-    @property
-    def pending_models(self) -> list:
-        return [c.model for c in self.pending]
 
 
 class NodeAttempt:
@@ -125,6 +122,7 @@ class Plugin:
     depend on besides the pod's own fields (e.g. the pod's resolved claims)."""
 
     name: ClassVar[str] = ""
+    # "spec.X", "spec.X[].Y" (field Y of every item of the list spec.X), "metadata.X"
     pod_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, cluster: "ClusterState") -> None:
@@ -142,7 +140,8 @@ class Plugin:
     def filter(self, state: CycleState, attempt: NodeAttempt) -> Status | None:
         return None
 
-    def cycle_key(self, state: CycleState) -> Any:
+    def cycle_key(self, state: CycleState) -> tuple | None:
+        """A tuple; dict/list items compare by content (JSON), tuple items item by item."""
         return None
 
     # -- PostFilter --------------------------------------------------------------------------
@@ -212,8 +211,8 @@ class Framework:
                 return status
         return None
 
-    def cycle_keys(self, state: CycleState) -> tuple:
-        return tuple(p.cycle_key(state) for p in self.cycle_key_plugins)
+    def cycle_keys(self, state: CycleState) -> list:
+        return [p.cycle_key(state) for p in self.cycle_key_plugins]
 
     def scoring(self, state: CycleState) -> list[Plugin]:
         return [p for p in self.scores_plugins if p.scores(state)]

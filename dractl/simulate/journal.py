@@ -17,6 +17,16 @@ def _restore_attr(obj: Any, name: str, value: Any) -> None:
     setattr(obj, name, value)
 
 
+def _restore_attrs(obj: Any, values: dict) -> None:
+    for name, value in values.items():
+        setattr(obj, name, value)
+
+
+def _subtract_all(mapping: dict, deltas: dict) -> None:
+    for key, delta in deltas.items():
+        mapping[key] -= delta
+
+
 def _restore_item(mapping: dict, key: Any, value: Any) -> None:
     if value is _MISSING:
         mapping.pop(key, None)
@@ -69,6 +79,13 @@ class Journal:
             self._entries.append((_restore_attr, (obj, name, getattr(obj, name))))
         setattr(obj, name, value)
 
+    def set_attrs(self, obj: Any, **values: Any) -> None:
+        """Several attributes of one object, undone as one entry."""
+        if self._marks:
+            self._entries.append((_restore_attrs, (obj, {name: getattr(obj, name) for name in values})))
+        for name, value in values.items():
+            setattr(obj, name, value)
+
     def set_item(self, mapping: dict, key: Any, value: Any) -> None:
         if self._marks:
             self._entries.append((_restore_item, (mapping, key, mapping.get(key, _MISSING))))
@@ -89,6 +106,13 @@ class Journal:
         mapping[key] = mapping.get(key, 0) + delta
         if self._marks:
             self._entries.append((_subtract, (mapping, key, delta)))
+
+    def add_all(self, mapping: dict, deltas: dict) -> None:
+        """mapping[key] += delta for every item of `deltas`, undone as one entry."""
+        for key, delta in deltas.items():
+            mapping[key] = mapping.get(key, 0) + delta
+        if self._marks:
+            self._entries.append((_subtract_all, (mapping, deltas)))
 
     def on_rollback(self, undo: Callable, *args: Any) -> None:
         """For state kept outside the dry run's objects (the allocator's committed devices)."""

@@ -26,7 +26,7 @@ from dractl.simulate.inventory import build_cluster
 from dractl.simulate.nodes import pod_fits_node
 from dractl.simulate.pods import MAX_PODS, PodInput, TooManyPods, expand_controller, pod_from_document
 from dractl.simulate.registry import PLUGINS
-from dractl.simulate.shortcuts import Shortcuts, shortcuts_wanted
+from dractl.simulate.shortcuts import NodeVerdicts, Shortcuts, shortcuts_wanted
 from dractl.simulate.state import INVALID, SCHEDULED, UNSCHEDULABLE, Plan, PodResult, Reason
 from dractl.simulate.unreferenced import allocate_unreferenced
 
@@ -156,16 +156,19 @@ class Simulation:
                 result.status = UNSCHEDULABLE
                 return
         scorers = fw.scoring(state)
-        error, statuses, feasible = self._filter_nodes(state, candidates, scorers, all_nodes)
+        error, scan, statuses, feasible = self._filter_nodes(state, candidates, scorers, all_nodes)
         if error is not None:  # an allocator error aborts the attempt (nodes tried so far kept)
             result.node_failures = {name: s.reason for name, s in statuses.items()}
             return _reject(result, error.report)
+        skipped = shortcuts.skipped(state.key, scan)
         if not feasible:
+            statuses = {**dict(skipped[:scan.start]), **statuses}
             return self._no_fit(state, candidates, statuses, all_nodes)
         score = lambda a: self._score(state, scorers, a)  # noqa: E731
         chosen = max(feasible, key=score) if scorers else feasible[0]
         statuses = shortcuts.reported(state, statuses, chosen, candidates, scorers, score)
-        result.node_failures = {name: s.reason for name, s in statuses.items()}
+        reasons = {name: s.reason for name, s in statuses.items()}
+        result.node_failures = NodeVerdicts(skipped, scan.start, reasons) if scan.start else reasons
         self._place(state, chosen)
 
     def _candidates(self, state: CycleState) -> list | None:
@@ -194,7 +197,8 @@ class Simulation:
         return candidates
 
     def _filter_nodes(self, state: CycleState, candidates: list, scorers: list, all_nodes: bool):
-        """(Error status or None, node name -> rejection, feasible NodeAttempts in scan order)."""
+        """(Error status or None, the scan, node name -> rejection for the nodes it tried,
+        feasible NodeAttempts in scan order)."""
         shortcuts, run_filter = self.shortcuts, self.framework.run_filter
         key = state.key
         scan = shortcuts.plan_scan(state, candidates, scorers, all_nodes)
@@ -209,7 +213,7 @@ class Simulation:
                 status = run_filter(state, attempt)
                 if status is not None:
                     if status.code == Code.ERROR:
-                        return status, statuses, feasible
+                        return status, scan, statuses, feasible
                     shortcuts.remember(node.name, key, status)
             if status is not None:
                 statuses[node.name] = status
@@ -222,15 +226,11 @@ class Simulation:
             if scan.bound is not None and self._score(state, scorers, attempt) == scan.bound:
                 break  # no node can score higher; the first such node wins anyway
         if scan.use_frontier:
-            shortcuts.set_frontier(key, frontier)
-        if scan.start:  # skipped nodes: their verdicts are cached
-            skipped = shortcuts.skipped(candidates[:scan.start], key)
-            skipped.update(statuses)
-            statuses = skipped
+            shortcuts.set_frontier(key, scan, frontier, candidates, statuses)
         if not isinstance(scan.order, range) and len(statuses) > 1:  # tried out of inventory order
             order = self.cluster.node_index
             statuses = {name: statuses[name] for name in sorted(statuses, key=lambda n: order.get(n, 0))}
-        return None, statuses, feasible
+        return None, scan, statuses, feasible
 
     @staticmethod
     def _score(state: CycleState, scorers: list, attempt: NodeAttempt) -> tuple:
@@ -265,8 +265,7 @@ class Simulation:
             if journal.rollback():
                 self.cluster.touch_shared()
             return _reject(result, status.report)
-        journal.set_attr(result, "status", SCHEDULED)
-        journal.set_attr(result, "node", attempt.node.name)
+        journal.set_attrs(result, status=SCHEDULED, node=attempt.node.name)
         journal.commit()
 
 

@@ -57,37 +57,38 @@ class Shortcuts:
         self.node_version: Counter = Counter()
         self.shared_version = 0
         self._json: dict[int, str] = {}
-        self._frontier: dict[tuple, int] = {}
+        self._extractors: dict[tuple, tuple] = {}
+        # key -> (node name, verdict) of the nodes before the frontier, in inventory order. Only
+        # ever appended to, or replaced by a shorter copy: pods' NodeVerdicts share it.
+        self._frontier: dict[tuple, list] = {}
         self._verdicts: dict[tuple, tuple] = {}
         self._explained: dict[tuple, tuple] = {}
         self._last_failure: dict[tuple, tuple] = {}
 
     # -- keys ----------------------------------------------------------------------------------
     def key(self, pod, fields: tuple[str, ...], cycle_keys: tuple) -> tuple | None:
+        """The pod's declared fields (their repr: equal text means equal plain YAML data) and
+        the plugins' cycle keys."""
         if not self.enabled:
             return None
-        spec = pod.spec
-        parts = []
-        for field in fields:
-            if field.startswith("spec."):
-                value = spec.get(field[5:])
-            elif field == "metadata.labels":
-                value = pod.labels
-            else:
-                value = (pod.manifest.get("metadata") or {}).get(field.partition(".")[2])
-            parts.append(self._encode(value))
-        return (tuple(parts), self._encode(cycle_keys))
+        extractors = self._extractors.get(fields)
+        if extractors is None:
+            extractors = self._extractors[fields] = tuple(_extractor(f) for f in fields)
+        encode = self._encode
+        cycle = tuple([None if k is None else tuple([encode(v) for v in k]) for k in cycle_keys])
+        return (repr(tuple([get(pod) for get in extractors])), cycle)
 
     def _encode(self, value: Any) -> Any:
-        """A hashable stand-in for `value`. Dicts and lists become their JSON text, kept by
-        object identity: specs are read-only and live as long as the run."""
+        """A hashable stand-in for one item of a cycle key. Dicts and lists (claim specs) become
+        their JSON text, kept by object identity: specs are read-only and live as long as the
+        run, and claims from one template share the template's. A tuple's items likewise."""
+        if type(value) is tuple:
+            return tuple([self._encode(v) for v in value])
         if isinstance(value, (dict, list)):
             text = self._json.get(id(value))
             if text is None:
                 text = self._json[id(value)] = json.dumps(value, sort_keys=True, default=str)
             return text
-        if isinstance(value, tuple):
-            return tuple(self._encode(v) for v in value)
         return value
 
     # -- state changes -------------------------------------------------------------------------
@@ -98,9 +99,9 @@ class Shortcuts:
         index = self.node_index.get(node_name)
         if index is not None and self._frontier:
             frontier = self._frontier
-            for key, start in frontier.items():
-                if start > index:
-                    frontier[key] = index
+            for key, prefix in frontier.items():
+                if len(prefix) > index:
+                    frontier[key] = prefix[:index]
 
     def shared_changed(self) -> None:
         self.stamp += 1
@@ -113,7 +114,7 @@ class Shortcuts:
         if not scorers:
             if not (self.enabled and all_nodes):
                 return ScanPlan(range(n))
-            start = self._frontier.get(state.key, 0)
+            start = len(self._frontier.get(state.key) or ())
             if start:
                 self.stats["frontier"] += 1
             return ScanPlan(range(start, n), start, use_frontier=True)
@@ -150,14 +151,16 @@ class Shortcuts:
         limit = rank[chosen.node.name]
         return {name: s for name, s in statuses.items() if rank[name] < limit}
 
-    def set_frontier(self, key: tuple, frontier: int) -> None:
-        self._frontier[key] = frontier
+    def set_frontier(self, key: tuple, scan: ScanPlan, frontier: int, candidates: list,
+                     statuses: dict) -> None:
+        """The nodes [scan.start, frontier) failed in this scan: the frontier moves past them."""
+        prefix = self._frontier.setdefault(key, [])
+        for node in candidates[scan.start:frontier]:
+            prefix.append((node.name, statuses[node.name]))
 
     def cached(self, node_name: str, key: tuple | None):
-        if key is None:
-            return None
-        hit = self._verdicts.get((node_name, key))
-        if hit and hit[0] == self.node_version[node_name] and hit[1] == self.shared_version:
+        hit = self._verdicts.get((node_name, key))  # key None: never stored
+        if hit is not None and hit[0] == self.node_version[node_name] and hit[1] == self.shared_version:
             return hit[2]
         return None
 
@@ -166,9 +169,10 @@ class Shortcuts:
             self._verdicts[(node_name, key)] = (self.node_version[node_name], self.shared_version,
                                                 status)
 
-    def skipped(self, nodes: list, key: tuple) -> dict:
-        """The cached verdicts of the nodes the frontier skipped."""
-        return {node.name: self._verdicts[(node.name, key)][2] for node in nodes}
+    def skipped(self, key: tuple, scan: ScanPlan) -> list:
+        """(node name, verdict) of the nodes the frontier skipped (a shared list: read the first
+        scan.start entries only)."""
+        return self._frontier[key] if scan.start else []
 
     # -- failure reuse -------------------------------------------------------------------------
     def repeat_failure(self, key: tuple | None, result, pending_models: list) -> bool:
@@ -213,11 +217,59 @@ class Shortcuts:
         return (node_name, key, self.node_version[node_name], self.shared_version)
 
 
+def _extractor(field: str):
+    """pod -> the value of a declared field: "spec.X", "spec.X[].Y" (Y of every item of the
+    list spec.X), "metadata.labels" or "metadata.X"."""
+    head, _, rest = field.partition(".")
+    if head == "spec":
+        name, each, sub = rest.partition("[].")
+        if not each:
+            return lambda pod: pod.spec.get(name)
+
+        def items(pod):
+            value = pod.spec.get(name)
+            if not isinstance(value, list):
+                return value
+            return [item.get(sub) if isinstance(item, dict) else item for item in value]
+        return items
+    if field == "metadata.labels":
+        return lambda pod: pod.labels
+    if head == "metadata":
+        return lambda pod: (pod.manifest.get("metadata") or {}).get(rest)
+    raise ValueError(f"pod field {field!r}: expected spec.X, spec.X[].Y or metadata.X")
+
+
 def rename_claims(line: str, rename: dict[str, str]) -> str:
     """An explanation line of an earlier pod, with this pod's claim names."""
     for old, new in rename.items():
         line = line.replace(f"claim {old}, ", f"claim {new}, ")
     return line
+
+
+class NodeVerdicts(Mapping):
+    """node name -> reason of a scheduled pod: the first `count` verdicts of a frontier list
+    (shared between pods, never changed in that range), then the nodes this pod's scan tried."""
+
+    __slots__ = ("_prefix", "_count", "_rest", "_index")
+
+    def __init__(self, prefix: list, count: int, rest: dict[str, str]):
+        self._prefix, self._count, self._rest = prefix, count, rest
+        self._index: dict[str, str] | None = None
+
+    def _all(self) -> dict[str, str]:
+        if self._index is None:
+            self._index = {name: status.reason for name, status in self._prefix[:self._count]}
+            self._index.update(self._rest)
+        return self._index
+
+    def __getitem__(self, node: str) -> str:
+        return self._all()[node]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return self._count + len(self._rest)
 
 
 class RenamedLines(Mapping):

@@ -85,6 +85,7 @@ class DynamicResources(Plugin):
         claims = [r.claim for r in refs if r.claim is not None]
         state.refs = refs
         state.pending = _unique([c for c in claims if c.allocation is None])
+        state.pending_models = [c.model for c in state.pending]
         state.allocated = _unique([c for c in claims if c.allocation is not None])
         return None
 
@@ -156,7 +157,7 @@ class DynamicResources(Plugin):
     def filter(self, state, attempt):
         models = state.pending_models
         if attempt.special is not None:
-            models.append(attempt.special)
+            models = models + [attempt.special]
         if not models:
             return None
         outcome = self.cluster.allocator.allocate(attempt.node.info, models,

@@ -23,7 +23,7 @@ def _requests(ext) -> list[dict]:
 
 class ExtendedResources(Plugin):
     name = "ExtendedResources"
-    pod_fields = ("spec.containers", "spec.initContainers")
+    pod_fields = ("spec.containers[].resources", "spec.initContainers[].resources")
 
     def enabled(self) -> bool:
         return bool(self.cluster.extended_classes)

@@ -39,7 +39,7 @@ def conflicts(used: set, ip: str, protocol: str, port: int) -> bool:
 
 class NodePorts(Plugin):
     name = "NodePorts"
-    pod_fields = ("spec.containers", "spec.hostNetwork")
+    pod_fields = ("spec.containers[].ports", "spec.hostNetwork")
 
     def __init__(self, cluster) -> None:
         super().__init__(cluster)

@@ -11,7 +11,8 @@ from dractl.simulate.resources import insufficient, pod_requests
 
 class NodeResourcesFit(Plugin):
     name = "NodeResourcesFit"
-    pod_fields = ("spec.containers", "spec.initContainers", "spec.resources", "spec.overhead")
+    pod_fields = ("spec.containers[].resources", "spec.initContainers[].resources", "spec.resources",
+                  "spec.overhead")
 
     # PreFilter: the pod's requests (containers, init containers, overhead, pod-level resources).
     def pre_filter(self, state):
@@ -47,9 +48,7 @@ class NodeResourcesFit(Plugin):
             charge[k] = charge.get(k, 0) + v
         charge.pop("pods", None)
         journal = self.cluster.journal
-        used = self.cluster.node_requested[name]
-        for k, v in charge.items():
-            journal.add(used, k, v)
+        journal.add_all(self.cluster.node_requested[name], charge)
         journal.add(self.cluster.node_pods, name, 1)
         self.cluster.touch(name)
         return None
