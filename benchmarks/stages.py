@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     from dractl.validate.pipeline import validate_documents
     if args.command == "allocate":
         from dractl.report import plan_json
+        from dractl.downward import resolve_plan
         from dractl.simulate.scheduler import Options, simulate
     # Modules the stages would import on first use (CEL, schemas, rules, references): counted
     # as import time, so that a stage's time is its work and small runs are not charged for it.
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     counts: dict[str, int] = {"documents": loaded.documents_read, "errors": validated.errors()}
     if args.command == "allocate":
         plan = simulate(validated.documents, gates, Options(), validated.invalid)
+        resolve_plan(plan, plan.slices)  # the env stage, timed with the dry run as before
         lap("simulate")
         text = findings_json.dumps(plan_json.plan_document(plan, validated.findings))
         lap("report")

@@ -87,28 +87,42 @@ def untolerated_taint(spec: Mapping[str, Any], node: SimNode,
 
 
 _UNSCHEDULABLE_TAINT = NodeTaint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+UNSCHEDULABLE = "node(s) were unschedulable"
+NODE_NAME_MISMATCH = "node(s) didn't match the requested node name"
+AFFINITY_MISMATCH = "node(s) didn't match Pod's node affinity/selector"
 
 
-def pod_fits_node(spec: Mapping[str, Any], node: SimNode) -> str | None:
-    """None if the pod may run on the node as far as non-DRA filters go; else the reason in
-    kube-scheduler's words. Plugins run in the scheduler's default order: NodeUnschedulable,
-    NodeName, TaintToleration, NodeAffinity."""
+def unschedulable_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
+    """NodeUnschedulable: a cordoned node takes only pods tolerating its unschedulable taint."""
     if node.unschedulable:
         tolerations = [t for t in (spec.get("tolerations") or []) if isinstance(t, dict)]
         if not any(toleration_tolerates(t, _UNSCHEDULABLE_TAINT) for t in tolerations):
-            return "node(s) were unschedulable"
+            return UNSCHEDULABLE
+    return None
+
+
+def node_name_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
     node_name = spec.get("nodeName")
     if isinstance(node_name, str) and node_name and node_name != node.name:
-        return "node(s) didn't match the requested node name"
+        return NODE_NAME_MISMATCH
+    return None
+
+
+def taint_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
     taint = untolerated_taint(spec, node)
     if taint is not None:
         # kube-scheduler's TaintToleration wording, empty value included.
         return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
+    return None
+
+
+def affinity_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
+    """NodeAffinity: spec.nodeSelector, then required node affinity."""
     selector = spec.get("nodeSelector")
     if isinstance(selector, dict):
         for k, v in selector.items():
             if node.labels.get(str(k)) != str(v):
-                return "node(s) didn't match Pod's node affinity/selector"
+                return AFFINITY_MISMATCH
     affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
     node_affinity = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), dict) else {}
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -117,7 +131,21 @@ def pod_fits_node(spec: Mapping[str, Any], node: SimNode) -> str | None:
         if sel is not None:
             try:
                 if not node_selector_matches(sel, node.info):
-                    return "node(s) didn't match Pod's node affinity/selector"
+                    return AFFINITY_MISMATCH
             except NodeSelectorError:
-                return "node(s) didn't match Pod's node affinity/selector"
+                return AFFINITY_MISMATCH
+    return None
+
+
+NODE_CHECKS = (unschedulable_reason, node_name_reason, taint_reason, affinity_reason)
+
+
+def pod_fits_node(spec: Mapping[str, Any], node: SimNode) -> str | None:
+    """None if the pod may run on the node as far as the node filters go; else the reason in
+    kube-scheduler's words (the checks of the NodeUnschedulable, NodeName, TaintToleration and
+    NodeAffinity plugins, in the scheduler's default order). Used for DaemonSet expansion."""
+    for check in NODE_CHECKS:
+        reason = check(spec, node)
+        if reason is not None:
+            return reason
     return None

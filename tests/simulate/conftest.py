@@ -7,6 +7,7 @@ import pytest
 from dractl.api.versions import parse_feature_gates
 from dractl.inventories import inventory_path
 from dractl.load.loader import load_paths
+from dractl.downward import resolve_plan
 from dractl.simulate.scheduler import Options, simulate
 from dractl.validate.pipeline import validate_documents
 
@@ -22,7 +23,9 @@ def dry_run(tmp_path):
         loaded = load_paths(paths)
         validated = validate_documents(loaded, fg)
         errors = [f for f in validated.findings if f.severity == "error"]
-        plan = simulate(validated.documents, fg, Options(**options), validated.invalid)
+        plan_options = Options(**options)
+        plan = simulate(validated.documents, fg, plan_options, validated.invalid)
+        resolve_plan(plan, plan.slices, lenient=plan_options.lenient_env)
         plan.validation_errors = errors
         return plan
     return run

@@ -7,18 +7,7 @@ from __future__ import annotations
 from sim_manifests import BIG_MODEL_SELECTOR, claim_template, device_class, exactly, gpu_node, pod
 
 from dractl.report import plan_json
-from dractl.simulate import scheduler
-
-
-class _Forgetful(dict):
-    """A cache that never remembers anything."""
-
-    def get(self, key, default=None):
-        return default
-
-    def __setitem__(self, key, value) -> None:
-        pass
-
+from dractl.simulate.shortcuts import Shortcuts
 
 NODES = "".join(gpu_node(f"n{i}", ["big" if i % 2 else "small", "small"]) for i in range(6)) \
     + device_class() + claim_template("one", exactly()) \
@@ -39,23 +28,20 @@ def everything(plan) -> list:
 
 
 def test_same_plan_and_explanations_without_the_shortcuts(dry_run, monkeypatch):
-    repeats = []
-    real_repeat = scheduler.Simulation._repeat_failure
-    monkeypatch.setattr(scheduler.Simulation, "_repeat_failure",
-                        lambda self, *a: repeats.append(1) or real_repeat(self, *a))
+    taken = []
+    real_init = Shortcuts.__init__
+
+    def keep(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        taken.append(self.stats)
+
+    monkeypatch.setattr(Shortcuts, "__init__", keep)
     fast = dry_run(NODES + PODS, inventory=None)
     assert sum(p.status == "Scheduled" for p in fast.pods) == 12
-    assert repeats  # the shortcut was taken
-    monkeypatch.setattr(scheduler.Simulation, "_repeat_failure", real_repeat)
-    real_init = scheduler.Simulation.__init__
-
-    def forgetful_init(self, *args, **kwargs):
-        real_init(self, *args, **kwargs)
-        self._explained = _Forgetful()
-        self._last_failure = _Forgetful()
-
-    monkeypatch.setattr(scheduler.Simulation, "__init__", forgetful_init)
-    slow = dry_run(NODES + PODS, inventory=None)
+    stats = taken[-1]
+    assert stats["repeat_failure"] and stats["explanation"]  # both shortcuts were taken
+    slow = dry_run(NODES + PODS, inventory=None, shortcuts=False)
+    assert not taken[-1]  # nothing taken with the switch off
     assert everything(fast) == everything(slow)
     # and the explanations name each pod's own claim
     for p in fast.pods:

@@ -7,7 +7,7 @@ import pytest
 from sim_manifests import BIG_MODEL_SELECTOR, claim_template, device_class, exactly, gpu_node, pod
 
 from dractl.report import plan_json
-from dractl.simulate import scheduler
+from dractl.simulate.shortcuts import Shortcuts
 
 # Nodes with 1-4 devices, some tainted, some labelled; pods with and without node selectors,
 # two device models, more pods than devices.
@@ -25,9 +25,12 @@ PODS = "".join(pod(f"p{i:02d}", "big" if i % 4 == 0 else "any", cpu="1",
 
 @pytest.mark.parametrize("order", ["least-allocated", "most-allocated"])
 def test_same_plan_as_scoring_every_node(dry_run, monkeypatch, order):
+    taken = []
+    real_init = Shortcuts.__init__
+    monkeypatch.setattr(Shortcuts, "__init__", lambda self, *a: real_init(self, *a) or taken.append(self.stats))
     fast = dry_run(NODES + PODS, inventory=None, node_order=order)
-    monkeypatch.setattr(scheduler.Simulation, "SCAN_BY_USAGE", False)
-    full = dry_run(NODES + PODS, inventory=None, node_order=order)
+    assert taken[-1]["scan_by_usage"]
+    full = dry_run(NODES + PODS, inventory=None, node_order=order, shortcuts=False)
     assert plan_json.plan_document(fast, []) == plan_json.plan_document(full, [])
     placed = [p.node for p in fast.pods if p.node]
     assert len(set(placed)) > 3 and len(placed) < len(fast.pods)  # spread, and some do not fit

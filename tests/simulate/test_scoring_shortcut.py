@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sim_manifests import BIG_MODEL_SELECTOR, DRIVER, claim_template, device_class, exactly, gpu_node, pod
 
-from dractl.simulate import scheduler
+from dractl.simulate.plugins.dynamicresources import DynamicResources
 
 NODES = "".join(gpu_node(f"n{i}", ["small", "small"] + (["big"] if i in (3, 5) else []))
                 for i in range(8))
@@ -35,26 +35,22 @@ def plan_summary(plan):
 ])
 def test_same_plan_as_the_full_scan(dry_run, monkeypatch, first, selector):
     text = NODES + CLASSES + template(first, selector) + PODS
-    fast = dry_run(text, inventory=None, version="1.37")
     calls = []
-    real = scheduler.Simulation._best_possible_score
-
-    def unbounded(self, pending):
-        calls.append(real(self, pending))
-        return 10**9  # never reached: every feasible node is scored
-
-    monkeypatch.setattr(scheduler.Simulation, "_best_possible_score", unbounded)
-    full = dry_run(text, inventory=None, version="1.37")
+    real = DynamicResources.score_bound
+    monkeypatch.setattr(DynamicResources, "score_bound",
+                        lambda self, state: calls.append(1) or real(self, state))
+    fast = dry_run(text, inventory=None, version="1.37")
     assert calls, "the scoring path was not taken"
+    full = dry_run(text, inventory=None, version="1.37", shortcuts=False)
     assert plan_summary(fast) == plan_summary(full)
     assert all(p.status == "Scheduled" for p in fast.pods[:16])
 
 
 def test_the_bound_counts_only_alternatives_some_device_satisfies(dry_run, monkeypatch):
     seen = []
-    real = scheduler.Simulation._best_possible_score
-    monkeypatch.setattr(scheduler.Simulation, "_best_possible_score",
-                        lambda self, pending: seen.append(real(self, pending)) or seen[-1])
+    real = DynamicResources.score_bound
+    monkeypatch.setattr(DynamicResources, "score_bound",
+                        lambda self, state: seen.append(real(self, state)) or seen[-1])
     dry_run(NODES + CLASSES + template("nothing.example.com") + PODS, inventory=None)
     assert seen and set(seen) == {7}  # the second alternative: 8 - 1
     seen.clear()

@@ -1,0 +1,207 @@
+"""The cluster as the input documents describe it: nodes (from Node objects, else from slices'
+nodeName), device classes, slices, taint rules, claims, templates, namespaces and pod groups,
+and the allocator over them. Builds a ClusterState once per run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+
+from dractl.allocator import Allocator
+from dractl.api.convert import to_v1
+from dractl.api.quantity import Quantity, QuantityError
+from dractl.api.resource import (DeviceClass, DeviceTaintRule, ModelError, ResourceClaim,
+                                 ResourceSlice)
+from dractl.load.document import Document
+from dractl.simulate import reasons as R
+from dractl.simulate.cluster import ClusterState
+from dractl.simulate.groups import GroupIndex
+from dractl.simulate.names import uid_for
+from dractl.simulate.nodes import SimNode
+from dractl.simulate.pods import CONTROLLER_KINDS
+from dractl.simulate.resources import allocatable, extended_class_map
+from dractl.simulate.state import ALREADY_ALLOCATED, CLAIM_ERROR, ClaimState, Plan, Reason
+
+
+class _Collected:
+    def __init__(self) -> None:
+        self.classes: list[DeviceClass] = []
+        self.slices: list[ResourceSlice] = []
+        self.rules: list[DeviceTaintRule] = []
+        self.class_info: list[tuple] = []
+        self.node_docs: list[Document] = []
+        self.group_docs: list[Document] = []
+
+
+def build_cluster(documents: Iterable[Document], gates, options, invalid: set[int],
+                  plan: Plan) -> ClusterState:
+    docs = list(documents)
+    cluster = ClusterState(gates, options, invalid, plan)
+    cluster.groups = GroupIndex()
+    found = _Collected()
+    for doc in docs:
+        _collect(cluster, found, doc)
+    # Workloads first: a PodGroup may take its policy from its Workload's template.
+    for doc in sorted(found.group_docs, key=lambda d: d.kind != "Workload"):
+        cluster.groups.add(doc)
+    if gates.enabled("DRAExtendedResource"):
+        cluster.extended_classes = extended_class_map(found.class_info)
+    if gates.enabled("DRANodeAllocatableResources"):
+        cluster.native_mappings = native_mappings(docs)
+    _add_nodes(cluster, found)
+    pre_allocated = [c.model for c in cluster.claims.values() if c.pre_allocated and c.model]
+    cluster.allocator = Allocator(gates, found.classes, found.slices, pre_allocated, found.rules,
+                                  share_id=cluster.next_share_id)
+    _map_pools(cluster, found.slices)
+    for claim in cluster.claims.values():
+        if claim.pre_allocated and claim.allocation:
+            cluster.count_devices(claim.allocation, +1)
+    return cluster
+
+
+def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:
+    kind, group = doc.kind, doc.group
+    bad = id(doc) in cluster.invalid
+    if group == "resource.k8s.io":
+        data = to_v1(doc.data)
+        try:
+            if kind == "DeviceClass" and not bad:
+                model = DeviceClass.from_dict(data)
+                found.classes.append(model)
+                cluster.class_names.add(doc.name)
+                found.class_info.append((doc.name, str(doc.metadata.get("creationTimestamp") or ""),
+                                         model.extended_resource_name))
+            elif kind == "ResourceSlice" and not bad:
+                found.slices.append(ResourceSlice.from_dict(data))
+            elif kind == "DeviceTaintRule" and not bad:
+                found.rules.append(DeviceTaintRule.from_dict(data))
+            elif kind == "ResourceClaimTemplate":
+                ns = doc.namespace or "default"
+                cluster.templates[(ns, doc.name)] = {"doc": doc, "data": data, "invalid": bad}
+            elif kind == "ResourceClaim":
+                _add_input_claim(cluster, doc, data, bad)
+        except (ModelError, ValueError, TypeError) as exc:
+            cluster.plan.reasons.append(Reason(R.MODEL, f"{doc.file}: {kind} {doc.name}: {exc}; "
+                                               "ignored by the dry run"))
+    elif kind == "Node" and not doc.group:
+        found.node_docs.append(doc)
+    elif kind == "Namespace" and not doc.group:
+        cluster.namespaces[doc.name] = doc.data
+    elif kind == "Pod" and not doc.group or kind in CONTROLLER_KINDS:
+        cluster.pod_docs.append(doc)
+    elif group == "scheduling.k8s.io" and kind in ("Workload", "PodGroup") and not bad:
+        found.group_docs.append(doc)
+
+
+def _add_input_claim(cluster: ClusterState, doc: Document, data: dict, bad: bool) -> None:
+    ns = doc.namespace or "default"
+    # Only metadata changes during the run (uid, finalizers); the rest stays shared with the
+    # input and reports copy before printing.
+    manifest = dict(data)
+    meta = manifest["metadata"] = dict(data.get("metadata") or {}) \
+        if isinstance(data.get("metadata"), dict) else {}
+    if isinstance(meta.get("finalizers"), list):
+        meta["finalizers"] = list(meta["finalizers"])
+    meta.setdefault("namespace", ns)
+    meta.setdefault("uid", uid_for("ResourceClaim", ns, doc.name))
+    model = None
+    model_error = ""
+    try:
+        model = ResourceClaim.from_dict(manifest)
+    except (ModelError, ValueError, TypeError) as exc:
+        model_error = str(exc)
+    status = manifest.get("status") if isinstance(manifest.get("status"), dict) else {}
+    state = ClaimState(ns, doc.name, meta["uid"], manifest, model, doc,
+                       pre_allocated=model is not None and model.allocation is not None,
+                       model_error=model_error)
+    if state.pre_allocated:
+        state.allocation = model.allocation
+        state.status = ALREADY_ALLOCATED
+        state.reserved_for = [r for r in status.get("reservedFor") or [] if isinstance(r, dict)]
+    if bad:
+        state.status = CLAIM_ERROR
+        state.reasons.append(Reason(R.CLAIM_INVALID, "the claim has validation errors; not allocated"))
+    elif model_error:
+        state.status = CLAIM_ERROR
+        state.reasons.append(Reason(R.MODEL, model_error))
+    cluster.claims[state.key] = state
+    cluster.plan.claims.append(state)
+
+
+def _add_nodes(cluster: ClusterState, found: _Collected) -> None:
+    nodes: list[SimNode] = []
+    seen = set()
+    for doc in found.node_docs:
+        node = SimNode.from_manifest(doc.data)
+        if node.name and node.name not in seen:
+            seen.add(node.name)
+            nodes.append(node)
+    # Nodes named only by slices (an inventory without Node objects): in slice order.
+    inferred = []
+    for sl in found.slices:
+        if sl.node_name and sl.node_name not in seen:
+            seen.add(sl.node_name)
+            inferred.append(SimNode.inferred(sl.node_name))
+    if inferred and nodes:
+        cluster.plan.reasons.append(Reason(
+            R.NODE_INFERRED, f"{len(inferred)} node(s) named by ResourceSlices have no Node "
+            f"object ({', '.join(n.name for n in inferred[:5])}{', ...' if len(inferred) > 5 else ''}); "
+            "assumed to exist without labels or taints", severity="warning"))
+    cluster.nodes = nodes + inferred
+    cluster.node_alloc = {n.name: allocatable(n.allocatable) for n in cluster.nodes}
+    cluster.node_requested = {n.name: {} for n in cluster.nodes}
+    cluster.plan.nodes = [n.name for n in cluster.nodes]
+    cluster.node_by_name = {n.name: n for n in cluster.nodes}
+    cluster.node_index = {n.name: i for i, n in enumerate(cluster.nodes)}
+
+
+def _map_pools(cluster: ClusterState, slices: list[ResourceSlice]) -> None:
+    """Which node each node-local pool belongs to: decides whose cached verdicts an allocation
+    makes stale, and what least/most-allocated count."""
+    shared_pools = set()
+    for sl in slices:
+        pid = (sl.driver, sl.pool.name)
+        if sl.node_name and cluster.pool_node.get(pid, sl.node_name) == sl.node_name:
+            cluster.pool_node[pid] = sl.node_name
+        else:
+            shared_pools.add(pid)
+    for pid in shared_pools:
+        cluster.pool_node.pop(pid, None)
+
+
+def native_mappings(docs) -> dict:
+    """(driver, pool, device) -> {resource: {capacityKey, multiplier}} from ResourceSlices'
+    nodeAllocatableResourceMappings (1.36/1.37 shape) or nodeAllocatableResources.mapping (HEAD)."""
+    out: dict = {}
+    for doc in docs:
+        if doc.kind != "ResourceSlice" or doc.group != "resource.k8s.io":
+            continue
+        spec = to_v1(doc.data).get("spec") or {}
+        pool = (spec.get("pool") or {}).get("name")
+        for device in spec.get("devices") or []:
+            if not isinstance(device, dict):
+                continue
+            parsed = _device_mappings(device)
+            if parsed:
+                out[(spec.get("driver"), pool, device.get("name"))] = parsed
+    return out
+
+
+def _device_mappings(device: dict) -> dict:
+    mappings = {}
+    for resource, m in (device.get("nodeAllocatableResourceMappings") or {}).items():
+        if isinstance(m, dict):
+            mappings[resource] = (m.get("capacityKey"), m.get("allocationMultiplier"))
+    for resource, m in (device.get("nodeAllocatableResources") or {}).items():
+        mapping = m.get("mapping") if isinstance(m, dict) else None
+        if isinstance(mapping, dict):
+            mappings[resource] = (mapping.get("capacityKey"),
+                                  mapping.get("deviceMultiplier") or mapping.get("capacityMultiplier"))
+    parsed = {}
+    for resource, (key, multiplier) in mappings.items():
+        try:
+            mult = Quantity.parse(multiplier).value if multiplier is not None else Fraction(1)
+        except (QuantityError, TypeError):
+            continue
+        parsed[resource] = {"capacityKey": key, "multiplier": mult}
+    return parsed

@@ -1,0 +1,1 @@
+"""The dry run's scheduler plugins, one concern per module (registry.py lists them in order)."""

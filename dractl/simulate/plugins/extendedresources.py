@@ -1,0 +1,87 @@
+"""Extended resources through DRA (KEP-5004, DRAExtendedResource): a container request for an
+extended resource that the node's device plugin does not offer is served by devices of the
+DeviceClass that names it (extendedResourceName, or the implicit
+deviceclass.resource.kubernetes.io/<class>). Upstream does this inside DynamicResources; here it
+is a plugin of its own."""
+
+from __future__ import annotations
+
+from dractl.api.resource import ResourceClaim
+from dractl.simulate.framework import Plugin, unresolvable
+from dractl.simulate.names import generated_name, uid_for
+from dractl.simulate.resources import extended_requests
+from dractl.simulate.state import ClaimState, PodClaimRef
+
+NAME = "DynamicResources"  # upstream's plugin for these verdicts
+
+
+def _requests(ext) -> list[dict]:
+    return [{"name": e.request_name, "exactly": {"deviceClassName": e.device_class,
+                                                 "allocationMode": "ExactCount", "count": e.count}}
+            for e in ext]
+
+
+class ExtendedResources(Plugin):
+    name = "ExtendedResources"
+    pod_fields = ("spec.containers[].resources", "spec.initContainers[].resources")
+
+    def enabled(self) -> bool:
+        return bool(self.cluster.extended_classes)
+
+    # PreFilter: the pod's extended-resource requests, per container, in upstream's naming order.
+    def pre_filter(self, state):
+        state.ext = extended_requests(state.pod.spec, self.cluster.extended_classes)
+        return None
+
+    # Filter: the requests this node's allocatable lacks go through DRA; one without a device
+    # class, or a fractional one, cannot fit. The claim model joins DynamicResources' allocation.
+    def filter(self, state, attempt):
+        if not state.ext:
+            return None
+        alloc = self.cluster.node_alloc[attempt.node.name]
+        through_dra = tuple(e for e in state.ext if e.resource not in alloc)
+        if any(e.device_class is None or e.count < 0 for e in through_dra):
+            return unresolvable("cannot fit resource", NAME)
+        attempt.ext = through_dra
+        if through_dra:
+            attempt.special = self._claim_model(state, through_dra)
+        return None
+
+    def _claim_model(self, state, ext: tuple) -> ResourceClaim:
+        models = state.data.setdefault(self.name, {})
+        model = models.get(ext)
+        if model is None:
+            pod = state.pod
+            manifest = {"metadata": {"name": f"{pod.name}-extended-resources", "namespace": pod.namespace,
+                                     "uid": uid_for("ExtendedClaim", pod.namespace, pod.name)},
+                        "spec": {"devices": {"requests": _requests(ext)}}}
+            model = models[ext] = ResourceClaim.from_dict(manifest)
+        return model
+
+    # Reserve: the special claim KEP-5004 creates at PreBind, allocated and reserved for the
+    # pod, and the pod's status.extendedResourceClaimStatus.
+    def reserve(self, state, attempt):
+        if attempt.special is None:
+            return None
+        pod, cluster = state.pod, self.cluster
+        name = generated_name(f"{pod.name}-extended-resources-", f"{pod.uid}/extended")
+        meta = {"name": name, "generateName": f"{pod.name}-extended-resources-",
+                "namespace": pod.namespace,
+                "uid": uid_for("ResourceClaim", pod.namespace, name),
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
+                                     "controller": True, "blockOwnerDeletion": True}]}
+        manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+                    "spec": {"devices": {"requests": _requests(attempt.ext)}}}
+        claim = ClaimState(pod.namespace, name, meta["uid"], manifest, ResourceClaim.from_dict(manifest),
+                           None, generated=True, touched=True, referenced=True)
+        cluster.add_claim(claim)
+        cluster.commit_allocation(claim, attempt.outcome.results[-1], attempt.node.name)
+        claim.reserved_for.append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+        status = {"resourceClaimName": name, "requestMappings": [
+            {"containerName": e.container, "resourceName": e.resource, "requestName": e.request_name}
+            for e in attempt.ext]}
+        cluster.journal.set_item(pod.status, "extendedResourceClaimStatus", status)
+        # Not journaled, as before the framework: a gang that is rolled back keeps the entry.
+        state.result.claims.append(PodClaimRef("(extended resources)", claim))
+        return None
