@@ -1,5 +1,9 @@
-"""API-server defaulting of ResourceClaim specs (docs/api-and-scheduling.md 2.3), for printing
-objects as the cluster would store them."""
+"""API-server defaulting of ResourceClaim specs (docs/api-and-scheduling.md 2.3), written once.
+
+Used by validation (which validates the defaulted object, like the API server), by the models
+stage (dractl.models: a claim's defaulted spec, computed once per object) and by the YAML
+report (objects printed as the cluster would store them, in the Go structs' field order).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,45 @@ from typing import Any
 
 from dractl.api.jsoncopy import copy_json
 
+EXACT_COUNT = "ExactCount"
 
 # Field order of the Go structs: the API server serialises stored objects in this order.
 _REQUEST_ORDER = ("name", "deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
                   "tolerations", "capacity")
 _TOLERATION_ORDER = ("key", "operator", "value", "effect", "tolerationSeconds")
+
+
+def default_allocation(request: dict) -> None:
+    """In place, on an exact request or a subrequest: allocationMode ExactCount, and count 1
+    for ExactCount when unset or zero."""
+    mode = request.get("allocationMode")
+    if mode in (None, ""):
+        request["allocationMode"] = mode = EXACT_COUNT
+    if mode == EXACT_COUNT and request.get("count") in (None, 0) and \
+            not isinstance(request.get("count"), bool):
+        request["count"] = 1
+
+
+def default_tolerations(tolerations: Any) -> None:
+    """In place: an empty toleration operator becomes Equal."""
+    if not isinstance(tolerations, list):
+        return
+    for toleration in tolerations:
+        if isinstance(toleration, dict) and toleration.get("operator") in (None, ""):
+            toleration["operator"] = "Equal"
+
+
+def default_request(request: dict) -> None:
+    """In place: every default of an exact request or subrequest."""
+    default_allocation(request)
+    default_tolerations(request.get("tolerations"))
+
+
+def exact_count_request(name: str, device_class: str, count: int) -> dict:
+    """A request as the API server stores one that asks for `count` devices of a class (the
+    claims dractl creates itself, e.g. KEP-5004's extended-resource claim)."""
+    return {"name": name, "exactly": {"deviceClassName": device_class,
+                                      "allocationMode": EXACT_COUNT, "count": count}}
 
 
 def _ordered(d: dict, order: tuple) -> dict:
@@ -20,28 +58,18 @@ def _ordered(d: dict, order: tuple) -> dict:
     return out
 
 
-def _default_request(request: dict) -> dict:
+def _stored_request(request: dict) -> dict:
     request = dict(request)
-    if request.get("allocationMode") in (None, ""):
-        request["allocationMode"] = "ExactCount"
-    if request["allocationMode"] == "ExactCount" and request.get("count") in (None, 0) \
-            and not isinstance(request.get("count"), bool):
-        request["count"] = 1
+    default_request(request)
     if isinstance(request.get("tolerations"), list):
-        tolerations = []
-        for toleration in request["tolerations"]:
-            if isinstance(toleration, dict):
-                toleration = dict(toleration)
-                if toleration.get("operator") in (None, ""):
-                    toleration["operator"] = "Equal"
-                toleration = _ordered(toleration, _TOLERATION_ORDER)
-            tolerations.append(toleration)
-        request["tolerations"] = tolerations
+        request["tolerations"] = [_ordered(t, _TOLERATION_ORDER) if isinstance(t, dict) else t
+                                  for t in request["tolerations"]]
     return _ordered(request, _REQUEST_ORDER)
 
 
 def defaulted_claim_spec(spec: Any) -> Any:
-    """A copy of a v1 ResourceClaim spec with the API server's defaults applied."""
+    """A copy of a v1 ResourceClaim spec with the API server's defaults applied, fields in the
+    order the API server stores them."""
     if not isinstance(spec, dict):
         return spec
     out = copy_json(spec)
@@ -52,8 +80,8 @@ def defaulted_claim_spec(spec: Any) -> Any:
         if not isinstance(request, dict):
             continue
         if isinstance(request.get("exactly"), dict):
-            request["exactly"] = _default_request(request["exactly"])
+            request["exactly"] = _stored_request(request["exactly"])
         if isinstance(request.get("firstAvailable"), list):
-            request["firstAvailable"] = [_default_request(sub) if isinstance(sub, dict) else sub
+            request["firstAvailable"] = [_stored_request(sub) if isinstance(sub, dict) else sub
                                          for sub in request["firstAvailable"]]
     return out

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from dractl.api.convert import to_v1
 from dractl.findings import INFO, WARNING, Finding, register
+from dractl.models.controllers import pod_spec_path
+from dractl.models.objects import as_models
 
 C_NOT_GUARANTEED = register("DRA6101", WARNING, "env ref: no selector of the request or its "
                             "DeviceClass guarantees the attribute, so a chosen device may lack it",
@@ -23,17 +24,6 @@ C_ALTERNATIVES = register("DRA6103", WARNING, "env ref on a firstAvailable reque
                           "alternatives do not guarantee the attribute", "dractl")
 C_DUPLICATE_ENV = register("DRA6104", WARNING, "a container defines the same env var twice (the "
                            "last one wins)", "dractl")
-
-_POD_SPEC_PATHS = {
-    "Pod": ("spec",),
-    "Deployment": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "DaemonSet": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
-
 
 def _get(obj: Any, path: Sequence) -> Any:
     for key in path:
@@ -68,8 +58,12 @@ def _selector_exprs(selectors: Any) -> list[str]:
     return out
 
 
-def check_env_refs(docs: Sequence[dict]) -> list[tuple[int, Finding]]:
-    """(document index, finding) for every env-ref lint."""
+def check_env_refs(docs: Sequence[Any]) -> list[tuple[int, Finding]]:
+    """(document index, finding) for every env-ref lint (parsed objects or their models:
+    dractl.models). Only pods the dry run creates have their references resolved, so only
+    their specs are linted."""
+    models = as_models(docs)
+    docs = [m.data for m in models]
     templates: dict = {}
     claims: dict = {}
     classes: dict = {}
@@ -78,20 +72,23 @@ def check_env_refs(docs: Sequence[dict]) -> list[tuple[int, Finding]]:
     def index_claims() -> None:
         # Only when some env var references a device attribute: few inputs have one, and an
         # inventory can hold thousands of claims.
-        for d in docs:
+        for model, d in zip(models, docs):
+            if not isinstance(d, dict):
+                continue
             kind = _str(d.get("kind"))
             meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
             ns, name = _str(meta.get("namespace")) or "default", _str(meta.get("name"))
             if kind == "ResourceClaimTemplate":
-                templates[(ns, name)] = _get(to_v1(d), ("spec", "spec"))
+                templates[(ns, name)] = _get(model.v1, ("spec", "spec"))
             elif kind == "ResourceClaim":
-                claims[(ns, name)] = _get(to_v1(d), ("spec",))
+                claims[(ns, name)] = _get(model.v1, ("spec",))
             elif kind == "DeviceClass":
                 classes[name] = _selector_exprs(_get(d, ("spec", "selectors")))
 
     out: list[tuple[int, Finding]] = []
     for index, d in enumerate(docs):
-        spec_path = _POD_SPEC_PATHS.get(_str(d.get("kind")))
+        spec_path = pod_spec_path(_str(d.get("kind")), created_only=True) \
+            if isinstance(d, dict) else None
         spec = _get(d, spec_path) if spec_path else None
         if not isinstance(spec, dict):
             continue

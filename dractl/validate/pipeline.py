@@ -13,6 +13,7 @@ from dractl.api.versions import FeatureGates
 from dractl.load.document import Document
 from dractl.load.loader import LoadResult
 from dractl.findings import ERROR, WARNING, Finding, register
+from dractl.models.objects import model_of
 
 C_NOT_SERVED = register("DRA0105", ERROR,
                         "the apiVersion of a kind is not served by the selected Kubernetes version",
@@ -88,7 +89,7 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             _emit(out, doc, found, ignored)
             continue
         found.extend(_guarded("schema", doc, lambda: schemas.validate(doc.data)))
-        found.extend(_guarded("rules", doc, lambda: check_document(doc.data, ctx)))
+        found.extend(_guarded("rules", doc, lambda: check_document(model_of(doc), ctx)))
         out.documents.append(doc)
         _emit(out, doc, found, ignored)
 
@@ -112,10 +113,10 @@ def cross_document_findings(documents: list[Document], gates: FeatureGates) -> l
     if not documents:
         return []
     ctx = RuleContext(gates=gates, kube_version=gates.version)
-    data = [d.data for d in documents]
+    models = [model_of(d) for d in documents]
     pairs: list[tuple[int, Finding]] = []
-    for stage, check in (("references", lambda: check_references(data, ctx)),
-                         ("env lints", lambda: check_env_refs(data))):
+    for stage, check in (("references", lambda: check_references(models, ctx)),
+                         ("env lints", lambda: check_env_refs(models))):
         try:
             pairs.extend(check())
         except RecursionError:

@@ -22,13 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from dractl.api.convert import convert
-from dractl.suggest import closest_match
 from dractl.findings import ERROR, WARNING, Finding, register
+from dractl.models.controllers import pod_spec_location
+from dractl.models.objects import ObjectModel, as_models
+from dractl.suggest import closest_match
 from dractl.validate.rules import RuleContext
 from dractl.validate.rules._base import forbidden, go_quote
 from dractl.validate.rules._formats import is_c_identifier, is_dns1123_subdomain
-from dractl.validate.rules.pods import containers, pod_spec_location
+from dractl.validate.rules.pods import containers
 
 C_CLAIM_MISSING = register("DRA2001", WARNING,
                            "pod (or PodGroup) resourceClaimName names a ResourceClaim that is not "
@@ -112,9 +113,10 @@ def _group(doc: dict) -> str:
     return av.rpartition("/")[0] if isinstance(av, str) else ""
 
 
-def _build_index(docs: Sequence[Any]) -> _Index:
+def _build_index(models: Sequence[ObjectModel]) -> _Index:
     index = _Index()
-    for i, doc in enumerate(docs):
+    for i, model in enumerate(models):
+        doc = model.data
         if not isinstance(doc, dict):
             continue
         kind, name = doc.get("kind"), _name(doc)
@@ -124,7 +126,7 @@ def _build_index(docs: Sequence[Any]) -> _Index:
         obj = _Obj(i, _namespace(doc), doc)
         if group == "resource.k8s.io" and kind in ("ResourceClaim", "ResourceClaimTemplate",
                                                    "DeviceClass"):
-            obj.v1 = convert(doc).doc
+            obj.v1 = model.v1
             if kind == "DeviceClass":
                 obj.namespace = None
             index.add(kind, name, obj)
@@ -190,9 +192,10 @@ def _count(obj: dict) -> int | None:
 
 class _Checker:
     def __init__(self, docs: Sequence[Any], ctx: RuleContext):
-        self.docs = docs
+        self.models = as_models(docs)
+        self.docs = [m.data for m in self.models]
         self.ctx = ctx
-        self.index = _build_index(docs)
+        self.index = _build_index(self.models)
         self.out: list[tuple[int, Finding]] = []
 
     def add(self, i: int, code: str, severity: str, message: str, path: tuple) -> None:
@@ -227,7 +230,7 @@ class _Checker:
     # -- claims and templates ------------------------------------------------------------------
 
     def check_claim(self, i: int, doc: dict) -> None:
-        converted = convert(doc)
+        converted = self.models[i].converted
         spec = converted.doc.get("spec") if isinstance(converted.doc, dict) else None
         base = ("spec",)
         if doc.get("kind") == "ResourceClaimTemplate":
@@ -460,8 +463,9 @@ def _is_attribute_name(name: str) -> bool:
     return False
 
 
-def check_references(docs: Sequence[dict], ctx: RuleContext) -> list[tuple[int, Finding]]:
-    """(index into docs, finding) for every reference problem among the documents."""
+def check_references(docs: Sequence[Any], ctx: RuleContext) -> list[tuple[int, Finding]]:
+    """(index into docs, finding) for every reference problem among the documents (parsed
+    objects or their models: dractl.models)."""
     try:
         return _Checker(docs, ctx).run()
     except RecursionError:

@@ -30,10 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dractl.api.convert import convert
 from dractl.api.jsoncopy import copy_json
 from dractl.api.versions import FeatureGates
 from dractl.findings import ERROR, Finding, register
+from dractl.models.controllers import POD_TEMPLATE_KINDS
+from dractl.models.objects import ObjectModel, as_model
 
 from . import claims, common, deviceclass, devicetaintrule, pods, resourceslice, workloads
 from ._base import Emitter
@@ -53,8 +54,11 @@ class RuleContext:
     kube_version: str
 
 
-def check_document(doc: dict, ctx: RuleContext) -> list[Finding]:
-    """Findings of the API-server rules for one parsed manifest ([] for kinds without rules)."""
+def check_document(doc: dict | ObjectModel, ctx: RuleContext) -> list[Finding]:
+    """Findings of the API-server rules for one parsed manifest or its model ([] for kinds
+    without rules)."""
+    model = as_model(doc)
+    doc = model.data
     if not isinstance(doc, dict):
         return []
     api_version = doc.get("apiVersion")
@@ -65,13 +69,13 @@ def check_document(doc: dict, ctx: RuleContext) -> list[Finding]:
     em = Emitter(ctx)
     try:
         if group == RESOURCE_GROUP:
-            _check_resource(em, doc, kind, version)
+            _check_resource(em, model, kind, version)
         elif group == SCHEDULING_GROUP:
             if kind == "Workload":
                 workloads.check_workload(em, doc)
             elif kind == "PodGroup":
                 workloads.check_pod_group(em, doc)
-        elif kind == "Pod" or kind in pods.POD_TEMPLATE_KINDS:
+        elif kind == "Pod" or kind in POD_TEMPLATE_KINDS:
             if kind == "Pod" and group == "":
                 common.check_object_name(em, doc)  # ValidatePodName: a DNS subdomain
             pods.check_pod_like(em, doc)
@@ -85,14 +89,14 @@ def check_document(doc: dict, ctx: RuleContext) -> list[Finding]:
     return em.findings
 
 
-def _check_resource(em: Emitter, doc: dict, kind: str, version: str) -> None:
+def _check_resource(em: Emitter, model: ObjectModel, kind: str, version: str) -> None:
     if kind == "DeviceTaintRule":
         # Same shape in v1alpha3, v1beta2 and v1.
-        devicetaintrule.check_device_taint_rule(em, copy_json(doc))
+        devicetaintrule.check_device_taint_rule(em, copy_json(model.data))
         return
     if version not in _RESOURCE_VERSIONS:
         return  # v1alpha3 claims/slices and classic DRA are not served: the pipeline says so
-    converted = convert(doc)
+    converted = model.converted
     data: Any = copy_json(converted.doc)
     em.path_mapper = converted.original_path if converted.converted else None
     beta1 = converted.source_api_version == _BETA1

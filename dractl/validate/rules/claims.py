@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dractl.api.defaults import default_allocation, default_request, default_tolerations
 from dractl.findings import ERROR, register
 
 from . import common
@@ -124,15 +125,6 @@ def check_resource_claim_template(em: Emitter, doc: dict, beta1: bool) -> None:
 
 # -- defaulting and feature gates ---------------------------------------------------------------
 
-def _default_allocation(request: dict) -> None:
-    mode = request.get("allocationMode")
-    if mode in (None, ""):
-        request["allocationMode"] = mode = "ExactCount"
-    if mode == "ExactCount" and request.get("count") in (None, 0) and \
-            not isinstance(request.get("count"), bool):
-        request["count"] = 1
-
-
 def prepare_claim_spec(em: Emitter, spec: dict, path: tuple, beta1: bool) -> None:
     """Defaulting (§2.3) then dropping of disabled-gate fields, with a lint per dropped field."""
     devices = get_obj(spec, "devices")
@@ -148,13 +140,12 @@ def prepare_claim_spec(em: Emitter, spec: dict, path: tuple, beta1: bool) -> Non
         if isinstance(exactly, dict):
             # v1beta1 defaults the flat request only when it names a device class.
             if not beta1 or exactly.get("deviceClassName") not in (None, ""):
-                _default_allocation(exactly)
-            common.default_tolerations(exactly.get("tolerations"))
+                default_allocation(exactly)
+            default_tolerations(exactly.get("tolerations"))
         if subrequests is not BAD:
             for sub in subrequests:
                 if isinstance(sub, dict):
-                    _default_allocation(sub)
-                    common.default_tolerations(sub.get("tolerations"))
+                    default_request(sub)
         _drop_request_fields(em, request, rpath)
     constraints = get_list(devices, "constraints")
     if not common.gate_enabled(em, "DRAConsumableCapacity") and constraints is not BAD:

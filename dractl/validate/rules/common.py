@@ -190,15 +190,6 @@ def taint_effects(em: Emitter) -> list[str]:
     return effects
 
 
-def default_tolerations(tolerations: Any) -> None:
-    """Defaulting: an empty toleration operator becomes Equal."""
-    if not isinstance(tolerations, list):
-        return
-    for toleration in tolerations:
-        if isinstance(toleration, dict) and toleration.get("operator") in (None, ""):
-            toleration["operator"] = "Equal"
-
-
 def check_tolerations(em: Emitter, code: str, tolerations: Any, path: tuple,
                       max_items: int | None = TOLERATIONS_MAX) -> None:
     if not isinstance(tolerations, list):

@@ -6,9 +6,10 @@ Pod templates of controllers are checked with the same rules at their own paths
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 from dractl.findings import ERROR, INFO, register
+from dractl.models.controllers import pod_spec_location
 
 from . import common
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_opt_str,
@@ -48,32 +49,6 @@ C_ENV_EXTENSION = register("DRA1417", INFO,
                            "env valueFrom.resourceSliceAttributeRef is dractl's extension (the "
                            "KEP-5304 env design); no Kubernetes release accepts it yet", "dractl")
 C_EXTENDED_STATUS = register("DRA1418", ERROR, "status.extendedResourceClaimStatus is malformed")
-
-_CONTROLLER_TEMPLATE = {
-    "Deployment": ("spec", "template"),
-    "ReplicaSet": ("spec", "template"),
-    "StatefulSet": ("spec", "template"),
-    "DaemonSet": ("spec", "template"),
-    "Job": ("spec", "template"),
-    "ReplicationController": ("spec", "template"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template"),
-    "PodTemplate": ("template",),
-}
-POD_TEMPLATE_KINDS = frozenset(_CONTROLLER_TEMPLATE)
-
-
-def pod_spec_location(doc: dict) -> tuple[Any, tuple] | None:
-    """(pod spec, its path) of a Pod or of the pod template of a controller, else None."""
-    kind = doc.get("kind")
-    if kind == "Pod":
-        return doc.get("spec"), ("spec",)
-    prefix = _CONTROLLER_TEMPLATE.get(kind) if isinstance(kind, str) else None
-    if prefix is None:
-        return None
-    node: Any = doc
-    for key in prefix:
-        node = get(node, key)
-    return get(node, "spec"), prefix + ("spec",)
 
 
 def check_pod_like(em: Emitter, doc: dict) -> None:

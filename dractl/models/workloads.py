@@ -1,0 +1,194 @@
+"""Thin typed models of the workload and cluster objects the later stages read: Pods (and the
+pod specs inside controllers' templates), Nodes, ResourceClaimTemplates and PodGroups.
+
+Each is read once from an ObjectModel (so from the v1 shape) and is read-only. They parse only
+what validation, the env lints and the dry run need and never raise on a malformed object: a
+wrong-typed field reads as unset (the schema and API-server rules report it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+from dractl.models.controllers import pod_spec_path
+from dractl.models.objects import ObjectModel
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+def _obj(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _meta(data: Any) -> dict:
+    return _obj(_obj(data).get("metadata"))
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A Pod, or the pod template of a controller: its spec and where the spec sits."""
+
+    model: ObjectModel
+    kind: str
+    namespace: str          # as written ("" when unset: matches any namespace in references)
+    name: str
+    uid: str
+    spec: dict
+    spec_path: tuple        # inside the object, for finding positions
+    labels: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_model(cls, model: ObjectModel, *, created_only: bool = False) -> "Pod | None":
+        """The pod spec of a Pod or of any pod-template owner (created_only: only those whose
+        pods the dry run creates); None for other kinds or when the spec is not an object."""
+        data = model.data
+        path = pod_spec_path(model.kind, created_only=created_only)
+        if path is None or not isinstance(data, dict):
+            return None
+        node: Any = data
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            return None
+        meta = _meta(data)
+        if model.kind != "Pod":  # the template's own labels are what the pods get
+            meta = _meta(_template(data, path))
+        return cls(model, model.kind, _str(_meta(data).get("namespace")),
+                   _str(_meta(data).get("name")), _str(_meta(data).get("uid")), node, path,
+                   _obj(meta.get("labels")))
+
+    def claims(self) -> list[dict]:
+        """spec.resourceClaims entries that are objects."""
+        items = self.spec.get("resourceClaims")
+        return [c for c in items if isinstance(c, dict)] if isinstance(items, list) else []
+
+    def containers(self, ephemeral: bool = False) -> Iterator[tuple[dict, tuple]]:
+        """(container, its path in the object) of containers, initContainers (and
+        ephemeralContainers)."""
+        sections = ("containers", "initContainers") + (("ephemeralContainers",) if ephemeral else ())
+        for section in sections:
+            items = self.spec.get(section)
+            for c, container in enumerate(items if isinstance(items, list) else []):
+                if isinstance(container, dict):
+                    yield container, self.spec_path + (section, c)
+
+
+def _template(data: dict, spec_path: tuple) -> Any:
+    node: Any = data
+    for key in spec_path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+@dataclass(frozen=True)
+class NodeTaintModel:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
+class Node:
+    """What placement reads of a Node: labels (with kubernetes.io/hostname defaulted to the
+    name, as the kubelet sets it), taints, cordon, allocatable."""
+
+    name: str
+    labels: Mapping[str, str]
+    taints: tuple[NodeTaintModel, ...] = ()
+    unschedulable: bool = False
+    allocatable: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_model(cls, model: ObjectModel) -> "Node":
+        data = _obj(model.data)
+        meta = _meta(data)
+        labels = {str(k): "" if v is None else str(v) for k, v in _obj(meta.get("labels")).items()}
+        name = str(meta.get("name") or "")
+        labels.setdefault(HOSTNAME_LABEL, name)
+        spec = _obj(data.get("spec"))
+        taints = tuple(NodeTaintModel(t["key"], str(t.get("value") or ""), str(t.get("effect") or ""))
+                       for t in spec.get("taints") or []
+                       if isinstance(t, dict) and isinstance(t.get("key"), str))
+        allocatable = dict(_obj(_obj(data.get("status")).get("allocatable")))
+        return cls(name, labels, taints, spec.get("unschedulable") is True, allocatable)
+
+
+@dataclass(frozen=True)
+class ClaimTemplate:
+    """A ResourceClaimTemplate: the claim spec (v1 shape, and with the API server's defaults)
+    and the metadata the claims created from it get."""
+
+    namespace: str          # "default" when unset, as the resourceclaim controller sees it
+    name: str
+    spec: dict | None       # v1 ResourceClaimSpec as written (converted)
+    defaulted_spec: dict | None
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_model(cls, model: ObjectModel) -> "ClaimTemplate":
+        meta = _meta(model.data)
+        template_meta = _meta(_obj(model.v1).get("spec"))
+        return cls(_str(meta.get("namespace")) or "default", _str(meta.get("name")),
+                   model.claim_spec(), model.defaulted_claim_spec(),
+                   _obj(template_meta.get("labels")), _obj(template_meta.get("annotations")))
+
+
+@dataclass(frozen=True)
+class PodGroup:
+    """A standalone PodGroup (scheduling.k8s.io, 1.36+): its own scheduling policy, where it
+    may take one from (a Workload's podGroupTemplate), and the claims its pods share."""
+
+    namespace: str          # "default" when unset
+    name: str
+    uid: str                # "" when unset (the dry run derives a stable one)
+    api_version: str
+    policy: str             # basic | gang
+    min_count: int
+    policy_set: bool        # spec.schedulingPolicy is set (else the template's may apply)
+    template_ref: Mapping[str, Any]   # {workloadName, podGroupTemplateName} in any spelling
+    resource_claims: tuple[dict, ...] = ()
+    claim_statuses: Mapping[str, str] = field(default_factory=dict)  # name -> generated claim
+
+    @classmethod
+    def from_model(cls, model: ObjectModel) -> "PodGroup":
+        data = _obj(model.data)
+        meta = _meta(data)
+        spec = _obj(data.get("spec"))
+        policy, min_count = scheduling_policy(spec)
+        statuses = {s["name"]: s["resourceClaimName"]
+                    for s in _obj(data.get("status")).get("resourceClaimStatuses") or []
+                    if isinstance(s, dict) and s.get("name") and s.get("resourceClaimName")}
+        return cls(_str(meta.get("namespace")) or "default", _str(meta.get("name")),
+                   _str(meta.get("uid")), _str(data.get("apiVersion")), policy, min_count,
+                   bool(spec.get("schedulingPolicy")), _template_ref(spec),
+                   tuple(c for c in spec.get("resourceClaims") or [] if isinstance(c, dict)),
+                   statuses)
+
+
+def scheduling_policy(spec: Any) -> tuple[str, int]:
+    """(basic | gang, minCount) of a PodGroup spec or a Workload's group template (1.35 names
+    the field `policy`)."""
+    policy = spec.get("schedulingPolicy") if isinstance(spec, dict) else None
+    if not isinstance(policy, dict):
+        policy = spec.get("policy") if isinstance(spec, dict) else None
+    if isinstance(policy, dict) and isinstance(policy.get("gang"), dict):
+        count = policy["gang"].get("minCount")
+        return "gang", count if isinstance(count, int) and not isinstance(count, bool) else 0
+    return "basic", 0
+
+
+def _template_ref(spec: dict) -> dict:
+    """{workloadName, templateName} of podGroupTemplateRef / workloadRef (both spellings)."""
+    ref = spec.get("podGroupTemplateRef") or spec.get("workloadRef") or {}
+    if isinstance(ref, dict) and isinstance(ref.get("workload"), dict):
+        ref = ref["workload"]
+    if not isinstance(ref, dict) or not ref:
+        return {}
+    return {"workloadName": ref.get("workloadName") or "",
+            "templateName": ref.get("podGroupTemplateName") or ref.get("templateName")}
