@@ -24,7 +24,7 @@ _dractl_candidates() {
             if [[ "$cur" == -* ]]; then
                 _dractl_words '--version --install-completion --show-completion -h --help' "$cur"
             else
-                _dractl_words 'validate allocate env gates inventories codes completion version' "$cur"
+                _dractl_words 'validate allocate env gates capacity inventories codes completion version' "$cur"
             fi
             ;;
         validate)
@@ -48,7 +48,7 @@ _dractl_candidates() {
         allocate)
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
-                -o|--output) _dractl_words 'text json yaml junit sarif github' "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml html junit sarif github' "$cur"; return ;;
                 --node) return ;;
                 --node-order) _dractl_words 'first least-allocated most-allocated' "$cur"; return ;;
                 --explain) return ;;
@@ -96,6 +96,33 @@ _dractl_candidates() {
             esac
             if [[ "$cur" == -* ]]; then
                 _dractl_words '--kube-version --min-compatibility-version -o --output -h --help' "$cur"
+            fi
+            ;;
+        capacity)
+            case "$prev" in
+                -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml html' "$cur"; return ;;
+                --driver) return ;;
+                --pool) return ;;
+                --node) return ;;
+                --fit) return ;;
+                --max) return ;;
+                --add-nodes) return ;;
+                --like) return ;;
+                --need) return ;;
+                --partition-type-attribute) return ;;
+                --timeout) return ;;
+                --golden) _dractl_files "$cur"; return ;;
+                --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
+                --feature-gates) return ;;
+                --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
+                --config) _dractl_files "$cur"; return ;;
+                --max-file-size) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --update --kube-version --feature-gates --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
+            else
+                _dractl_files "$cur"
             fi
             ;;
         inventories)

@@ -236,6 +236,7 @@ _dractl() {
         'allocate:Dry-run kube-scheduler'\''s DRA allocation: which node and which devices each pod gets.'
         'env:Resolve device attributes into container env after a dry run (dractl'\''s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
         'gates:Print every feature gate dractl knows for a release, with stage, default and lock.'
+        'capacity:Availability per pool (KEP-5677'\''s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
         'inventories:List the built-in sample inventories (use with --inventory builtin:NAME).'
         'codes:List every finding code dractl can report, with its severity and meaning.'
         'completion:Print a shell completion script (commands, options, values, finding codes).'
@@ -270,7 +271,7 @@ _dractl() {
         allocate)
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).]:inventory:_dractl_inventory' \
-            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json yaml junit sarif github)' \
+            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), html (a self-contained page picturing the devices), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json yaml html junit sarif github)' \
             '--node[Place everything on this node only.]:node: ' \
             '--node-order[Which feasible node wins: the first in inventory order, or the one with the fewest / most allocated devices.]:node-order:(first least-allocated most-allocated)' \
             '--explain[Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).]:explain: ' \
@@ -318,6 +319,33 @@ _dractl() {
             '--min-compatibility-version[Like the components'\'' flag: gates whose default depends on it (default: the release'\''s previous minor).]:min-compatibility-version: ' \
             '(-o --output)'{-o,--output}'[Output format: text or json.]:output:(text json)' \
             '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
+          ;;
+        capacity)
+          _arguments -s \
+            '*'{-i,--inventory}'[Cluster state (repeatable): files or a built-in sample inventory.]:inventory:_dractl_inventory' \
+            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the -o json document as YAML) or html (a self-contained page picturing the devices).]:output:(text json yaml html)' \
+            '--driver[Only pools of this driver.]:driver: ' \
+            '--pool[Only the pool of this name.]:pool: ' \
+            '--node[Only the pools of this node.]:node: ' \
+            '--fit[How many more replicas of this pod (a Pod or a controller'\''s pod template, by name or as a file) fit, placed one after another exactly as the dry run would.]:fit: ' \
+            '--max[Stop --fit after N replicas.]:max: ' \
+            '--add-nodes[What-if: N more nodes copied from --like (its node-local slices too), as cluster-autoscaler builds node templates.]:add-nodes: ' \
+            '--like[The node --add-nodes and --need copy.]:like: ' \
+            '--need[How many nodes like --like are needed for M replicas of --fit.]:need: ' \
+            '--partition-type-attribute[Group partitions by this attribute where a slice declares no partitionTypeAttribute (ResourcePoolStatusRequest'\''s defaultPartitionTypeAttribute).]:partition-type-attribute: ' \
+            '--timeout[Seconds the allocator may search per pod and node.]:timeout: ' \
+            '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
+            '--update[With --golden: write FILE instead.]' \
+            '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
+            '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
+            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
+            '--no-config[Ignore .dractl.yaml files.]' \
+            '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
+            '--no-color[Never colour the output.]' \
+            '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
+            '(- *)'{-h,--help}'[Show this message and exit.]' \
+            '*:manifests placed first (files, directories or - for stdin):_files' && ret=0
           ;;
         inventories)
           _arguments -s \

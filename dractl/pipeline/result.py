@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from dractl.validate.pipeline import Validated
 
 # What a result was produced for: picks the reporters that apply (dractl.report.registry).
-VALIDATE, ALLOCATE, ENV, METADATA = "validate", "allocate", "env", "metadata"
+VALIDATE, ALLOCATE, ENV, METADATA, CAPACITY = "validate", "allocate", "env", "metadata", "capacity"
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,9 @@ class Result:
     usage_errors: list[str] = field(default_factory=list)
     io_errors: int = 0
     plan: "Plan | None" = None
+    gates: object = None                  # the FeatureGates of the run
+    capacity: dict | None = None          # capacity: the pools/nodes/fit document
+    capacity_state: object = None         # capacity: dractl.capacity.document.CapacityState
 
     @property
     def usage_failed(self) -> bool:
@@ -73,6 +76,9 @@ class Result:
             return not self.plan.ok() or self.errors() > 0
         if self.command == ENV:
             return env_failed(self.plan)
+        if self.command == CAPACITY:
+            need = (self.capacity or {}).get("fit", {}).get("need")
+            return self.errors() > 0 or (need is not None and need.get("nodes") is None)
         return False  # METADATA: a prediction, nothing to fail
 
     def ci_findings(self) -> list[Finding]:

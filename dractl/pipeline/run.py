@@ -64,7 +64,7 @@ def check(paths: list[str], options: CheckOptions, *,
     if options.strict:
         findings = [f.located(severity=ERROR) if f.severity == WARNING else f for f in findings]
     return Result(VALIDATE, findings, run.validated, run.docs, run.files, run.documents_read,
-                  run.usage_errors, run.io_errors)
+                  run.usage_errors, run.io_errors, gates=options.gates)
 
 
 def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
@@ -93,14 +93,18 @@ def _simulate(validated, gates: FeatureGates, dry: DryRunOptions):
     """The dry run, then the env stage (dractl.downward runs here, not inside the simulator)."""
     from dractl.downward import resolve_plan
 
-    simulate, Options = _simulator()
-    options = Options(only_node=dry.node, node_order=dry.node_order or "first",
-                      timeout=dry.timeout, simulate_controllers=dry.simulate_controllers,
-                      lenient_env=dry.lenient_env)
-    plan = simulate(validated.documents, gates, options, validated.invalid)
+    simulate, _ = _simulator()
+    plan = simulate(validated.documents, gates, simulation_options(dry), validated.invalid)
     # resolve_plan is idempotent, so a simulator that still resolves env itself is harmless.
     resolve_plan(plan, plan.slices, lenient=dry.lenient_env)
     return plan
+
+
+def simulation_options(dry: DryRunOptions):
+    """The simulator's Options for these dry-run settings."""
+    _, Options = _simulator()
+    return Options(only_node=dry.node, node_order=dry.node_order or "first", timeout=dry.timeout,
+                   simulate_controllers=dry.simulate_controllers, lenient_env=dry.lenient_env)
 
 
 def _simulator():

@@ -94,3 +94,28 @@ def fit_tree(fit: dict) -> StyledTree:
 def summary_line(summary: dict) -> str:
     return (f"{summary['pools']} pool(s), {summary['devices']} device(s): {summary['allocated']} allocated, "
             f"{summary['available']} available, {summary['unavailable']} unavailable")
+
+
+def report(result, view) -> "Drawing":
+    """`capacity -o text`: findings, pools, nodes, the --fit answer, a summary line."""
+    from dractl.report.findings_text import print_findings
+    from dractl.report.registry import Drawing
+
+    doc = result.capacity
+
+    def draw(console) -> None:
+        shown = [f for f in result.findings if f.severity != "info"]
+        if shown:
+            print_findings(console, shown, quiet=view.quiet)
+            console.print()
+        if not view.quiet:
+            for status in doc["pools"]:
+                console.print(pool_tree(status))
+            for node in doc["nodes"]:
+                console.print(node_tree(node))
+        if "fit" in doc:
+            console.print(fit_tree(doc["fit"]))
+        console.print()
+        console.print(_t(summary_line(doc["summary"])))
+
+    return Drawing(draw, plain=True)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # The commands (dractl.pipeline.result's names, plus `codes`, which renders the code table).
 VALIDATE, ALLOCATE, ENV, METADATA, CODES = "validate", "allocate", "env", "metadata", "codes"
-GATES = "gates"
+GATES, CAPACITY = "gates", "capacity"
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,10 @@ class Format:
     name: str                      # the -o value
     label: str                     # shown after the name in --help; "" for none
     renderers: Mapping[str, str]   # command -> "module:function"
+    labels: Mapping[str, str] = None   # per-command labels where one label does not fit all
+
+    def label_for(self, command: str) -> str:
+        return (self.labels or {}).get(command, self.label)
 
     @property
     def commands(self) -> frozenset:
@@ -41,14 +45,21 @@ FORMATS: tuple[Format, ...] = (
                         ENV: "dractl.report.env_text:report",
                         METADATA: "dractl.report.env_text:report_metadata",
                         CODES: "dractl.report.codes:report_text",
-                        GATES: "dractl.report.gates_table:report_text"}),
+                        GATES: "dractl.report.gates_table:report_text",
+                        CAPACITY: "dractl.report.capacity_text:report"}),
     Format("json", "", {VALIDATE: "dractl.report.findings_json:report",
                         ALLOCATE: "dractl.report.plan_json:report",
                         ENV: "dractl.report.env_json:report",
                         METADATA: "dractl.report.env_json:report_metadata",
                         CODES: "dractl.report.codes:report_json",
-                        GATES: "dractl.report.gates_table:report_json"}),
-    Format("yaml", "the objects after scheduling", {ALLOCATE: "dractl.report.plan_yaml:report"}),
+                        GATES: "dractl.report.gates_table:report_json",
+                        CAPACITY: "dractl.report.capacity_json:report"}),
+    Format("yaml", "the objects after scheduling", {ALLOCATE: "dractl.report.plan_yaml:report",
+                                                    CAPACITY: "dractl.report.capacity_json:report_yaml"},
+           labels={CAPACITY: "the -o json document as YAML"}),
+    Format("html", "a self-contained page picturing the devices", {
+        ALLOCATE: "dractl.report.html_report:report_allocate",
+        CAPACITY: "dractl.report.html_report:report_capacity"}),
     Format("junit", "JUnit XML", {VALIDATE: "dractl.report.junit:report",
                                   ALLOCATE: "dractl.report.junit:report"}),
     Format("sarif", "SARIF 2.1.0", {VALIDATE: "dractl.report.sarif:report",
@@ -87,7 +98,8 @@ def names_for(command: str) -> list[str]:
 
 def help_for(command: str) -> str:
     """`Output format: text, json, junit (JUnit XML) or github (...).` for --help."""
-    shown = [f"{f.name} ({f.label})" if f.label else f.name for f in formats_for(command)]
+    shown = [f"{f.name} ({f.label_for(command)})" if f.label_for(command) else f.name
+             for f in formats_for(command)]
     listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
     return f"Output format: {listed}."
 

@@ -1,19 +1,13 @@
 """The HTML picture (dractl.report.html): escaping, determinism, and a real headless browser.
 
-The browser tests need Debian's chromium (.ci/run installs it); without it they are skipped with
-the reason in pytest's summary, and under CI=true they fail instead.
+The browser tests need Debian's chromium (browser_helpers.py).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
-import pytest
-
+from browser_helpers import browser, browser_dom
 from dractl.report.html import render
 
 HOSTILE = '"><script>alert(1)</script>&\u202e\u2028</script><!--'
@@ -60,42 +54,22 @@ def test_output_is_deterministic_and_self_contained():
     assert '<body data-nodes="5" data-devices="43">' in one  # 5 x 8 devices + 3 partitions
 
 
-def _chromium() -> str:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        message = "Debian's chromium is not installed: HTML browser tests not run"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return exe
-
-
-def _browser(exe: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
-
-
 def test_page_checks_itself_in_headless_chromium(tmp_path):
-    exe = _chromium()
     page = tmp_path / "plan.html"
     page.write_text(render(_picture(500, 8, HOSTILE)), encoding="utf-8")
-    dom = _browser(exe, tmp_path / "profile", "--dump-dom", page.as_uri())
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    check = re.search(r'<p id="selfcheck">([^<]*)</p>', dom.stdout)
-    assert check and check.group(1) == "ok", check.group(1) if check else dom.stdout[-2000:]
+    dom = browser_dom(page, tmp_path)
+    check = re.search(r'<p id="selfcheck">([^<]*)</p>', dom)
+    assert check and check.group(1) == "ok", check.group(1) if check else dom[-2000:]
     # The hostile title did not run: no alert() script, and the page title is the escaped text.
-    assert "<script>alert(1)" not in dom.stdout
+    assert "<script>alert(1)" not in dom
     shot = tmp_path / "plan.png"
-    taken = _browser(exe, tmp_path / "profile2", "--window-size=1400,900", f"--screenshot={shot}", page.as_uri())
+    taken = browser(tmp_path / "profile2", "--window-size=1400,900", f"--screenshot={shot}", page.as_uri())
     assert taken.returncode == 0 and shot.stat().st_size > 10_000, taken.stderr[-2000:]
 
 
 def test_self_check_reports_a_mismatch(tmp_path):
     # The check can fail: a page whose expected counts disagree with its DOM says so.
-    exe = _chromium()
     page = tmp_path / "bad.html"
     page.write_text(render(_picture(2, 2)).replace('data-nodes="2"', 'data-nodes="3"'), encoding="utf-8")
-    dom = _browser(exe, tmp_path / "profile", "--dump-dom", page.as_uri())
-    assert re.search(r'<p id="selfcheck">mismatch: 2 nodes', dom.stdout), dom.stdout[-1000:]
+    dom = browser_dom(page, tmp_path)
+    assert re.search(r'<p id="selfcheck">mismatch: 2 nodes', dom), dom[-1000:]
