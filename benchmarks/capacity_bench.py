@@ -1,0 +1,72 @@
+"""`capacity --fit` against `allocate` placing the same number of pods (issue #17's target:
+within 1.5x), on the 500-node scheduler_perf inventory (answer: 5,000 single-device pods) and
+on the partitionable one (shared counters: 2 pods per pool).
+
+    python -m benchmarks.capacity_bench [--runs N] [--out DIR]
+
+Both commands run end to end through the installed `dractl` (benchmarks/spawn.py measures
+them); the ratio is of medians measured in the same run. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+from benchmarks import scenarios as S
+from benchmarks.runner import dractl_command, measure
+
+FIT_POD = S.pod_doc(0, "test")
+
+
+def _fit_file(directory: Path, template: str) -> Path:
+    path = directory / "fit" / "pod.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(template + "---\n" + FIT_POD)
+    return path
+
+
+def _cases(out: Path) -> list[tuple[str, S.Scenario, int]]:
+    plain = S.claim_template(out, 5000, 500)
+    parts = S.partitionable(out, 100)
+    return [("scheduler_perf 500 nodes x 10 devices", plain, 5000),
+            ("partitionable, 100 pools with shared counters", parts, 200)]
+
+
+def run(out: Path, runs: int) -> list[dict]:
+    dractl, _ = dractl_command()
+    rows = []
+    for label, scenario, expected in _cases(out):
+        directory = Path(scenario.directory)
+        fit_file = _fit_file(directory, S.claim_template_doc("test"))
+        fit_cmd = dractl + ["capacity", str(directory / "cluster.yaml"), "--fit", str(fit_file),
+                            "--max", str(expected + 1000), "-q", "-o", "json"]
+        alloc_cmd = dractl + ["allocate", str(directory), "-o", "json"]
+        fit_runs = [measure(fit_cmd, out / "capacity-fit.json") for _ in range(runs)]
+        answer = json.loads((out / "capacity-fit.json").read_text())["fit"]["replicas"]
+        alloc_runs = [measure(alloc_cmd, out / "allocate.json") for _ in range(runs)]
+        fit_wall = statistics.median(r.wall for r in fit_runs)
+        alloc_wall = statistics.median(r.wall for r in alloc_runs)
+        rows.append({"case": label, "answer": answer, "expected": expected, "fit_wall": fit_wall,
+                     "allocate_wall": alloc_wall, "ratio": fit_wall / alloc_wall})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/out/capacity"))
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for row in run(args.out, args.runs):
+        verdict = "MET" if row["ratio"] <= 1.5 and row["answer"] == row["expected"] else "NOT MET"
+        print(f"{row['case']}: --fit answers {row['answer']} (expected {row['expected']}) in "
+              f"{row['fit_wall']:.2f} s; allocate of {row['expected']} pods {row['allocate_wall']:.2f} s; "
+              f"x{row['ratio']:.2f} (target <= 1.5) -> {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
