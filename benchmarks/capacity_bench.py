@@ -22,8 +22,8 @@ FIT_POD = S.pod_doc(0, "test")
 
 
 def _fit_file(directory: Path, template: str) -> Path:
-    path = directory / "fit" / "pod.yaml"
-    path.parent.mkdir(exist_ok=True)
+    # Beside the scenario directory, not in it: `allocate DIR` would read it as one more pod.
+    path = directory.parent / f"{directory.name}-fit-pod.yaml"
     path.write_text(template + "---\n" + FIT_POD)
     return path
 

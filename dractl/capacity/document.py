@@ -40,6 +40,7 @@ class CapacityState:
     usage: dict
     classes: list[DeviceClass]
     claim_pods: dict[str, list[str]] = field(default_factory=dict)   # claim ref -> pod refs
+    node_order: dict[str, int] = field(default_factory=dict)          # inventory order of nodes
     class_members: dict[str, set] = field(default_factory=dict)      # class name -> device ids
 
 
@@ -50,7 +51,8 @@ def build_state(plan, classes: Sequence[DeviceClass], features: AllocatorFeature
     usage = device_usage(allocations)
     pools = [p for p in cluster_pools(plan.slices, features) if filters.keeps_pool(p)]
     statuses = [pool_status(p, usage, default_partition_attribute) for p in pools]
-    state = CapacityState(pools, statuses, usage, list(classes), claim_pods=_claim_pods(plan))
+    state = CapacityState(pools, statuses, usage, list(classes), claim_pods=_claim_pods(plan),
+                          node_order={name: i for i, name in enumerate(plan.nodes)})
     state.class_members = _class_members(pools, classes, engine)
     return state
 
@@ -119,7 +121,7 @@ def node_views(state: CapacityState) -> list[dict]:
                     counts[kind] += 1
                     counts["total"] += 1
     out = []
-    for name in sorted(nodes):
+    for name in sorted(nodes, key=lambda n: _node_key(state, n)):
         view = nodes[name]
         view["classes"] = [{"name": c, **view["classes"][c]} for c in sorted(view["classes"])]
         out.append(view)
@@ -138,7 +140,12 @@ def device_map(state: CapacityState) -> list[dict]:
         key = pool.node_name or f"(network-attached) {pool.driver}/{pool.name}"
         node = groups.setdefault(key, {"node": key, "attached": pool.node_name is None, "parents": []})
         node["parents"].extend(_parents(pool, status, state))
-    return [groups[k] for k in sorted(groups, key=lambda k: (groups[k]["attached"], k))]
+    return [groups[k] for k in sorted(groups, key=lambda k: (groups[k]["attached"], _node_key(state, k)))]
+
+
+def _node_key(state: CapacityState, node: str) -> tuple:
+    """Nodes in inventory order (as the scheduler tries them), others after them by name."""
+    return (state.node_order.get(node, len(state.node_order)), node)
 
 
 def _parents(pool: ClusterPool, status: dict, state: CapacityState) -> list[dict]:
