@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dractl.downward import DeviceIndex
+from dractl.models.devices import DeviceIndex
 from dractl.simulate.state import SCHEDULED, Plan, PodResult
 
 BASE = "/var/run/kubernetes.io/dra-device-attributes"

@@ -108,12 +108,14 @@ class Settings:
     force_exclude: bool
     extra_ignore: Callable[[str], frozenset] | None = None
 
-    def check_options(self, *, progress: bool = False, strict: bool = False) -> "CheckOptions":
-        """strict: whether this command applies --strict (only validate does)."""
+    def check_options(self, *, progress: bool = False,
+                      apply_strict: bool = False) -> "CheckOptions":
+        """apply_strict: this command honours --strict / strict in .dractl.yaml (only validate
+        does; a dry run's exit status does not depend on warnings)."""
         from dractl.pipeline import CheckOptions
 
         return CheckOptions(gates=self.gates, limits=self.limits, ignore=self.ignore,
-                            strict=strict and self.strict, jobs=self.jobs, exclude=self.exclude,
+                            strict=apply_strict and self.strict, jobs=self.jobs, exclude=self.exclude,
                             extra_ignore=self.extra_ignore, explicit_excluded=self.force_exclude,
                             progress=progress)
 

@@ -45,6 +45,6 @@ def validate(
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
                         force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs)
-    result = check(paths, s.check_options(progress=not quiet, strict=True))
+    result = check(paths, s.check_options(progress=not quiet, apply_strict=True))
     outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
                  no_color=no_color)

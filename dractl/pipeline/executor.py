@@ -26,7 +26,7 @@ from dractl.findings import Finding
 from dractl.load.document import Document
 from dractl.load.limits import Limits
 from dractl.load.loader import load_items
-from dractl.load.reader import LoadProblem, Source
+from dractl.load.reader import Source
 from dractl.pipeline.result import DocInfo
 from dractl.pipeline.sources import select_sources
 from dractl.validate.pipeline import Validated, makes_unusable, validate_documents
@@ -125,23 +125,39 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     def ignore_for(name: str) -> frozenset:
         return ignore | extra_ignore(name) if extra_ignore is not None else ignore
 
-    n_files = sum(1 for i in items if isinstance(i, Source))
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
-    sizes = [len(i.data) for i in items if isinstance(i, Source)]
-    parallel = jobs > 1 and (n_files >= PARALLEL_MIN_FILES or _bytes_saved(sizes, jobs)
-                             >= PARALLEL_MIN_SAVED_BYTES)
-    size = _parallel_chunk_size(len(items), jobs) if parallel else SERIAL_CHUNK
+    processes = use_processes(items, jobs)
+    size = _parallel_chunk_size(len(items), jobs) if processes else SERIAL_CHUNK
     chunks = list(_chunks(items, size, ignore_for))
-    bar = _Progress(n_files, enabled=progress)
-    if not parallel:
-        try:
-            results = []
-            for chunk_items, chunk_ignore in chunks:
-                results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore))
-                bar.advance(_count_files(chunk_items))
-        finally:
-            bar.stop()
-        return _merge(results, gates, ignore_for, _locate_here)
+    bar = _Progress(_count_files(items), enabled=progress)
+    if not processes:
+        return _in_this_process(chunks, limits, gates, ignore_for, bar)
+    return _in_processes(chunks, limits, gates, ignore_for, bar, jobs)
+
+
+def use_processes(items: list, jobs: int) -> bool:
+    """The executor choice: worker processes only when they shorten the run (enough files, or
+    enough bytes to take off the longest share); the output is the same either way."""
+    if jobs <= 1:
+        return False
+    sizes = [len(i.data) for i in items if isinstance(i, Source)]
+    return len(sizes) >= PARALLEL_MIN_FILES or _bytes_saved(sizes, jobs) >= PARALLEL_MIN_SAVED_BYTES
+
+
+def _in_this_process(chunks, limits: Limits, gates: FeatureGates, ignore_for,
+                     bar: "_Progress") -> Run:
+    try:
+        results = []
+        for chunk_items, chunk_ignore in chunks:
+            results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore))
+            bar.advance(_count_files(chunk_items))
+    finally:
+        bar.stop()
+    return _merge(results, gates, ignore_for, _locate_here)
+
+
+def _in_processes(chunks, limits: Limits, gates: FeatureGates, ignore_for, bar: "_Progress",
+                  jobs: int) -> Run:
     pool = _make_pool(min(jobs, len(chunks)))
     try:
         try:
