@@ -116,7 +116,7 @@ def allocate(
     status: 0 everything scheduled/allocated, 1 something unschedulable, unsatisfiable or
     invalid (with --golden: the output differs from FILE), 2 usage error or unreadable input.
     """
-    from dractl.report import findings_json, plan_json, plan_text, plan_yaml
+    from dractl.report import plan_text
     from dractl.findings import Finding
 
     if update and not golden:
@@ -139,8 +139,12 @@ def allocate(
 
     text: str | None
     if output is AllocateFormat.json:
+        from dractl.report import findings_json, plan_json
+
         text = findings_json.dumps(plan_json.plan_document(plan, findings))
     elif output is AllocateFormat.yaml:
+        from dractl.report import plan_yaml
+
         text = plan_yaml.render(plan)
     elif output.value in outputs.CI_FORMATS:
         everything = sorted(findings + outputs.plan_findings(plan), key=Finding.sort_key)

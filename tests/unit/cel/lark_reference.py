@@ -90,15 +90,20 @@ _lock = threading.Lock()
 _parser: Lark | None = None
 
 
+def lark_options() -> dict:
+    """The options dractl built its lark parser with (tests/hostile uses them to find the cache
+    file name the earlier dractl used: lark derives it from the grammar and these options)."""
+    return dict(parser="lalr", start="expr", g_regex_flags=re.M,
+                lexer_callbacks={"IDENT": _bool_literals}, propagate_positions=True,
+                maybe_placeholders=False, priority="invert")
+
+
 def _get_parser() -> Lark:
     global _parser
     if _parser is None:
         with _lock:
             if _parser is None:
-                kwargs = dict(parser="lalr", start="expr", g_regex_flags=re.M,
-                              lexer_callbacks={"IDENT": _bool_literals}, propagate_positions=True,
-                              maybe_placeholders=False, priority="invert")
-                _parser = Lark(_patched_grammar(), **kwargs)
+                _parser = Lark(_patched_grammar(), **lark_options())
     return _parser
 
 
