@@ -49,7 +49,6 @@ def validate(
     output differs from FILE; 2 usage error or unreadable input.
     """
     from dractl.cli.parallel import validate_paths
-    from dractl.report import findings_json
     from dractl.findings import ERROR, INFO, WARNING
 
     if update and not golden:
@@ -77,6 +76,8 @@ def validate(
 
     text: str | None
     if output is ValidateFormat.json:
+        from dractl.report import findings_json
+
         text = findings_json.dumps(findings_json.findings_document(findings, run.files,
                                                                    run.documents_read))
     elif output.value in outputs.CI_FORMATS:
