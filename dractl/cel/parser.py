@@ -14,6 +14,18 @@ Parsing is two steps: :class:`_SyntaxParser` reads tokens into a small syntax tr
 nodes and expanding macros in the order cel-go's parser does (and the earlier parser did), so
 that a macro's variable names are never numbered as nodes. Errors found while building (bad
 literals, bad macro arguments) are collected and reported together, after syntax errors.
+
+One difference from the earlier parser, by design: brackets nested deeper than _MAX_NESTING
+(5,000; only reachable when a quote in a comment fools the MAX_DEPTH pre-check) are "max
+recursion depth exceeded" here, where the earlier parser's answer depended on Python's
+recursion limit.
+
+Kept from the earlier parser for now (the differential test pins them), though cel-go differs:
+the words cel-go reserves (``if``, ``for``, ``as``, ...) are accepted as names; after an operand
+a name starting with ``in`` is the operator ``in`` and the rest (``a index`` is ``a in dex``);
+``1.`` is a double literal; ``-1u`` is one (invalid) literal; an operator's reported offset is
+found by looking for its character next to the operands, which a comment between them can
+mislead.
 """
 
 from __future__ import annotations

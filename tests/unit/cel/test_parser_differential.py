@@ -8,7 +8,7 @@ embedded in tests), every string constant in the tests (selectors of the CEL tab
 text that is not CEL, which must fail the same way), the real-world corpus in
 /work/shared/realworld when present, and hypothesis-generated expressions, valid and invalid.
 
-Where the two differ by design (none is known), this module is the place to say so.
+Where the two differ by design, this module says so (test_nesting_beyond_the_parser_limit_...).
 """
 
 from __future__ import annotations
@@ -359,3 +359,16 @@ def test_deep_nesting_agrees(depth: int, shape: str, core: str) -> None:
     for _ in range(depth):
         text = shape.format(text)
     assert _disagreement(text) is None, _disagreement(text)
+
+
+@pytest.mark.parametrize("depth", [5001, 40_000])
+def test_nesting_beyond_the_parser_limit_is_a_depth_error(depth: int) -> None:
+    """The one difference by design (dractl.cel.parser's docstring): brackets the MAX_DEPTH
+    pre-check misses (a quote in a comment) and nested deeper than the parser's limit are
+    "max recursion depth exceeded", whatever follows, never a crash."""
+    text = "// '\n" + "(" * depth + "1" + ")" * depth
+    with pytest.raises(CelCompileError) as info:
+        new_parser.parse(text)
+    assert (info.value.message, info.value.line, info.value.column) == \
+        ("max recursion depth exceeded", None, None)
+    assert new_parser.parse("// '\n" + "(" * 4000 + "1" + ")" * 4000).value == 1  # within the limit
