@@ -6,6 +6,14 @@
   (a reference figure, not measured here).
 * start-up: `dractl --version` and `dractl validate` of one small manifest (text and -o json),
   as pre-commit runs them, next to the bare interpreter (`python -c pass`), median of N runs.
+* start-up ratios (issue #19 item 1): `dractl validate` of that manifest (it has a CEL selector),
+  `dractl allocate -i builtin:example-gpu examples/gpu-pod.yaml`, `dractl --help` and shell
+  completion, each against `python -c "import yaml"` run side by side in the same rounds
+  (targets: validate and allocate within 4x, --help and completion within 3x). Measured twice:
+  "installed", with a warm bytecode cache as `pip install` leaves one (a private
+  PYTHONPYCACHEPREFIX, filled by an unmeasured first round), and "as-is", with the caller's
+  environment (an editable install under PYTHONDONTWRITEBYTECODE=1 compiles dractl's sources on
+  every run).
 
     python -m benchmarks.micro [--runs N]
 """
@@ -14,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -102,6 +112,65 @@ def startup_ms(dractl: list[str], runs: int = 9) -> dict:
     return out
 
 
+STARTUP_BASELINE = "python -c 'import yaml'"
+STARTUP_TARGETS = {"dractl validate FILE": 4.0, "dractl allocate -i builtin:example-gpu EXAMPLE": 4.0,
+                   "dractl --help": 3.0, "completion (dractl val<TAB>)": 3.0}
+_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "gpu-pod.yaml"
+
+
+def _startup_commands(dractl: list[str], manifest: Path) -> dict[str, tuple[list[str], dict]]:
+    completion = {"_DRACTL_COMPLETE": "complete_bash", "COMP_WORDS": "dractl val", "COMP_CWORD": "1"}
+    return {
+        STARTUP_BASELINE: ([sys.executable, "-c", "import yaml"], {}),
+        "dractl validate FILE": (dractl + ["validate", str(manifest)], {}),
+        "dractl allocate -i builtin:example-gpu EXAMPLE":
+            (dractl + ["allocate", "-i", "builtin:example-gpu", str(_EXAMPLE)], {}),
+        "dractl --help": (dractl + ["--help"], {}),
+        "completion (dractl val<TAB>)": (dractl, completion),
+    }
+
+
+def _side_by_side(commands: dict, env: dict, runs: int) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU ms per command; every round runs each command once, in turn, so a
+    change of load on the machine weighs on all of them alike. The first round is not measured
+    (it fills the bytecode cache where there is one)."""
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for round_ in range(runs + 1):
+        for name, (cmd, extra) in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  env={**env, **extra})
+            elapsed = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if proc.returncode not in (0, 1):
+                raise RuntimeError(f"{name} failed: {proc.stderr.decode(errors='replace')[-300:]}")
+            if round_:
+                wall[name].append(elapsed * 1000)
+                cpu[name].append((after.ru_utime + after.ru_stime - before.ru_utime
+                                  - before.ru_stime) * 1000)
+    return {name: (statistics.median(wall[name]), statistics.median(cpu[name])) for name in commands}
+
+
+def startup_ratios(dractl: list[str], runs: int = 7) -> dict:
+    """Start-up of validate / allocate / --help / completion over `python -c "import yaml"`."""
+    out: dict = {"baseline": STARTUP_BASELINE, "runs": runs, "targets": STARTUP_TARGETS}
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = Path(tmp) / "claim.yaml"
+        manifest.write_text(SMALL_MANIFEST)
+        commands = _startup_commands(dractl, manifest)
+        installed = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        installed["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        for mode, env in (("installed", installed), ("as-is", dict(os.environ))):
+            medians = _side_by_side(commands, env, runs)
+            base_wall, base_cpu = medians[STARTUP_BASELINE]
+            out[mode] = {name: {"wall_ms": round(w, 1), "cpu_ms": round(c, 1),
+                                "x_wall": round(w / base_wall, 2), "x_cpu": round(c / base_cpu, 2)}
+                         for name, (w, c) in medians.items()}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from benchmarks.runner import dractl_command
 
@@ -109,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=9, help="start-up runs per command")
     args = parser.parse_args(argv)
     dractl, _ = dractl_command()
-    print(json.dumps({"allocation": allocation_us(), "startup_ms": startup_ms(dractl, args.runs)},
-                     indent=2))
+    print(json.dumps({"allocation": allocation_us(), "startup_ms": startup_ms(dractl, args.runs),
+                      "startup_ratios": startup_ratios(dractl, args.runs)}, indent=2))
     return 0
 
 

@@ -9,7 +9,6 @@ Public API (others code against these names):
 * :func:`format_compile_error`, :func:`format_runtime_error` -- the allocator's error texts.
 """
 
-from .device import CelDevice
 from .engine import CompiledSelector, SelectorEngine, check_expression
 from .errors import (CelCompileError, CelRuntimeError, format_compile_detail, format_compile_error,
                      format_runtime_caret, format_runtime_error, runtime_detail)
@@ -19,3 +18,12 @@ __all__ = [
     "check_expression", "format_compile_error", "format_compile_detail", "format_runtime_error",
     "format_runtime_caret", "runtime_detail",
 ]
+
+
+def __getattr__(name: str):
+    # CelDevice lives with the device conversion, which `dractl validate` never needs
+    if name == "CelDevice":
+        from .device import CelDevice
+
+        return CelDevice
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

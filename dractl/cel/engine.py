@@ -9,18 +9,23 @@ written (*NewExpressions* environment, length limit, static cost estimate).
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Hashable
-
-from dractl.api.versions import FeatureGates
+from typing import TYPE_CHECKING, Any, Callable, Hashable
 
 from . import ast as A
 from .checker import check, compile_errors, device_fields, result_type_error
 from .cost import estimate_cost
-from .device import Activation, CelDevice, build_activation
 from .errors import CelCompileError, CelRuntimeError
-from .interp import Meter, compile_program
 from .parser import line_col, parse
 from .values import EvalError, type_name
+
+if TYPE_CHECKING:
+    from dractl.api.versions import FeatureGates
+
+    from .device import Activation, CelDevice
+
+# The evaluator (.interp, with the function library) and the device conversion (.device) are
+# imported where a selector is first evaluated: `dractl validate` only parses, checks and
+# estimates, and pre-commit runs it on every commit.
 
 MAX_COST = 1_000_000            # resourceapi.CELSelectorExpressionMaxCost
 MAX_LENGTH = 10 * 1024          # resourceapi.CELSelectorExpressionMaxLength (bytes)
@@ -49,9 +54,13 @@ class CompiledSelector:
     def program(self, metered: bool) -> Callable:
         if metered:
             if self._metered is None:
+                from .interp import compile_program
+
                 self._metered = compile_program(self.ast, True, self.types)
             return self._metered
         if self._program is None:
+            from .interp import compile_program
+
             self._program = compile_program(self.ast, False, self.types)
         return self._program
 
@@ -62,6 +71,8 @@ class CompiledSelector:
         metered = activation.oversized or self.always_meter or self.max_cost > cost_limit
         env = activation.env
         if metered:
+            from .interp import Meter
+
             env = dict(env)
             env["@cost"] = Meter(cost_limit)
         try:
@@ -160,6 +171,8 @@ class SelectorEngine:
     def activation(self, device: CelDevice) -> Activation:
         act = self._activations.get(device.key)
         if act is None:
+            from .device import build_activation
+
             act = build_activation(device, self.gates)
             self._activations[device.key] = act
         return act

@@ -1,104 +1,50 @@
 """Parse CEL text into dractl's AST (:mod:`dractl.cel.ast`), expanding macros like cel-go.
 
-The grammar is celpy's ``cel.lark`` (cel-python 0.5), patched at load time for the syntax Kubernetes
-enables and celpy lacks: optional field/index selection (``a.?b``, ``m[?k]``), optional list/map
-entries (``[?x]``, ``{?k: v}``) and trailing commas in list/map literals. A self-test
-(:func:`grammar_self_test`) fails loudly if a future celpy changes the rules the patch relies on.
-celpy's process-wide parser singleton is not used: dractl builds its own :class:`lark.Lark`.
+A hand-written recursive-descent parser over :mod:`dractl.cel.lexer`'s tokens, for the syntax
+Kubernetes enables: CEL's grammar plus optional field/index selection (``a.?b``, ``m[?k]``),
+optional list/map entries (``[?x]``, ``{?k: v}``) and trailing commas in list, map and message
+literals. It replaces an LALR parser built with lark from celpy's grammar at every start-up
+(a third of dractl's start-up time, and a parse-table cache in the temp directory); it gives
+the same trees, node ids, offsets and error messages, which
+tests/unit/cel/test_parser_differential.py checks against that parser (kept there as a
+test-only reference) on every expression in the repository and on generated ones.
+
+Parsing is two steps: :class:`_SyntaxParser` reads tokens into a small syntax tree
+(:class:`_Syntax`, positions included), then :class:`_Converter` builds the AST from it, numbering
+nodes and expanding macros in the order cel-go's parser does (and the earlier parser did), so
+that a macro's variable names are never numbered as nodes. Errors found while building (bad
+literals, bad macro arguments) are collected and reported together, after syntax errors.
+
+One difference from the earlier parser, by design: brackets nested deeper than _MAX_NESTING
+(5,000; only reachable when a quote in a comment fools the MAX_DEPTH pre-check) are "max
+recursion depth exceeded" here, where the earlier parser's answer depended on Python's
+recursion limit.
+
+Kept from the earlier parser for now (the differential test pins them), though cel-go differs:
+the words cel-go reserves (``if``, ``for``, ``as``, ...) are accepted as names; after an operand
+a name starting with ``in`` is the operator ``in`` and the rest (``a index`` is ``a in dex``);
+``1.`` is a double literal; ``-1u`` is one (invalid) literal; an operator's reported offset is
+found by looking for its character next to the operands, which a comment between them can
+mislead.
 """
 
 from __future__ import annotations
 
-import re
 import sys
-import threading
-from pathlib import Path
-
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
 from .errors import CelCompileError
+from .lexer import (COLON, EOF, IDENT, LITERALS, NAME, OPERAND, OPERATOR, LexError, Token,
+                    scan)
 
 MAX_DEPTH = 250  # cel-go parser default max recursion depth
 MAX_CODE_POINTS = 100_000  # cel-go parser default expression size limit (code points)
-
-_PATCHES: list[tuple[str, str]] = [
-    (
-        "member         : member_dot | member_dot_arg | member_index | member_object | primary",
-        "member         : member_dot | member_dot_arg | member_index | member_object | primary\n"
-        "               | member_dot_opt | member_index_opt\n"
-        'member_dot_opt : member "." "?" IDENT\n'
-        'member_index_opt : member "[" "?" expr "]"',
-    ),
-    (
-        'list_lit       : "[" [exprlist] "]"',
-        'list_lit       : "[" [listinits] "]" | "[" listinits "," "]"\n'
-        'listinits      : optexpr | listinits "," optexpr\n'
-        "optexpr        : expr | opt_marker expr\n"
-        'opt_marker     : "?"',
-    ),
-    (
-        'map_lit        : "{" [mapinits] "}"',
-        'map_lit        : "{" [mapinits] "}" | "{" mapinits "," "}"',
-    ),
-    (
-        'mapinits       : expr ":" expr ("," expr ":" expr)*',
-        'mapinits       : optexpr ":" expr | mapinits "," optexpr ":" expr',
-    ),
-    (
-        'member_object  : member "{" [fieldinits] "}"',
-        'member_object  : member "{" [fieldinits] "}" | member "{" fieldinits "," "}"',
-    ),
-    (
-        'fieldinits     : IDENT ":" expr ("," IDENT ":" expr)*',
-        'fieldinits     : IDENT ":" expr | fieldinits "," IDENT ":" expr',
-    ),
-]
-
-
-def _patched_grammar() -> str:
-    import importlib.util
-
-    spec = importlib.util.find_spec("celpy")  # locate cel.lark without importing celpy
-    if spec is None or not spec.origin:
-        raise RuntimeError("dractl.cel needs cel-python (celpy) for its CEL grammar")
-    text = (Path(spec.origin).parent / "cel.lark").read_text()
-    for old, new in _PATCHES:
-        if text.count(old) != 1:
-            raise RuntimeError(
-                f"dractl.cel: celpy's cel.lark changed; cannot apply grammar patch for {old!r}. "
-                "dractl pins cel-python==0.5.*")
-        text = text.replace(old, new)
-    return text
-
-
-def _bool_literals(t: Token) -> Token:
-    if t.value in ("true", "false"):
-        return Token.new_borrow_pos("BOOL_LIT", t.value, t)
-    if t.value == "null":
-        return Token.new_borrow_pos("NULL_LIT", t.value, t)
-    return t
-
-
-_lock = threading.Lock()
-_parser: Lark | None = None
-
-
-def _get_parser() -> Lark:
-    global _parser
-    if _parser is None:
-        with _lock:
-            if _parser is None:
-                kwargs = dict(parser="lalr", start="expr", g_regex_flags=re.M,
-                              lexer_callbacks={"IDENT": _bool_literals}, propagate_positions=True,
-                              maybe_placeholders=False, priority="invert")
-                grammar = _patched_grammar()
-                try:
-                    _parser = Lark(grammar, cache=True, **kwargs)
-                except Exception:  # read-only temp dir etc.: build without the cache
-                    _parser = Lark(grammar, **kwargs)
-    return _parser
+# Brackets nest at most MAX_DEPTH deep by the pre-check (_nesting_depth), which a quote inside a
+# comment can fool; up to _MAX_NESTING they are parsed (about 7 Python frames each), deeper is
+# "max recursion depth exceeded". Building the AST recurses about twice per level of the tree.
+_MAX_NESTING = 5000
+_PARSE_RECURSION_LIMIT = 8 * _MAX_NESTING + 1000
+_BUILD_RECURSION_LIMIT = 20000
 
 
 # --- string literals ------------------------------------------------------------------------
@@ -162,7 +108,7 @@ def _unescape(body: str, base: int, is_bytes: bool):
 
 
 def _string_value(tok: Token):
-    text = tok.value
+    text = tok.text
     is_bytes = text[:1] in "bB"
     if is_bytes:
         text = text[1:]
@@ -173,24 +119,275 @@ def _string_value(tok: Token):
         is_bytes, text = True, text[1:]
     q = 3 if text[:3] in ('"""', "'''") else 1
     body = text[q:-q]
-    base = tok.start_pos + (len(tok.value) - len(text)) + q
+    base = tok.start + (len(tok.text) - len(text)) + q
     if raw:
         return body.encode("utf-8") if is_bytes else body
     return _unescape(body, base, is_bytes)
 
 
-# --- conversion -----------------------------------------------------------------------------
+# --- syntax tree ----------------------------------------------------------------------------
 
-_BINOPS = {
-    "relation_lt": ("_<_", "<"), "relation_le": ("_<=_", "<="), "relation_gt": ("_>_", ">"),
-    "relation_ge": ("_>=_", ">="), "relation_eq": ("_==_", "=="), "relation_ne": ("_!=_", "!="),
-    "relation_in": ("@in", "in"), "addition_add": ("_+_", "+"), "addition_sub": ("_-_", "-"),
-    "multiplication_mul": ("_*_", "*"), "multiplication_div": ("_/_", "/"),
-    "multiplication_mod": ("_%_", "%"),
-}
+class _Syntax:
+    """One construct of the expression as written: ``kind``, the offsets of its first token's
+    start and last token's end (brackets included), and up to three parts (see _SyntaxParser)."""
 
+    __slots__ = ("kind", "start", "end", "a", "b", "c")
+
+    def __init__(self, kind: str, start: int, end: int, a=None, b=None, c=None):
+        self.kind, self.start, self.end, self.a, self.b, self.c = kind, start, end, a, b, c
+
+
+class _SyntaxError(Exception):
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.message, self.offset = message, offset
+
+
+# operator -> (AST function, precedence); "||" and "&&" are chains of their own
+_BINARY = {"<": ("_<_", 1), "<=": ("_<=_", 1), ">": ("_>_", 1), ">=": ("_>=_", 1),
+           "==": ("_==_", 1), "!=": ("_!=_", 1), "in": ("@in", 1),
+           "+": ("_+_", 2), "-": ("_-_", 2), "*": ("_*_", 3), "/": ("_/_", 3), "%": ("_%_", 3)}
+
+
+class _SyntaxParser:
+    """CEL's grammar, one method per level, loops for repetition (only brackets recurse).
+
+    Syntax kinds and parts: ``lit`` (token), ``ident`` (token), ``dot_ident`` (token; ``.name``),
+    ``ident_call``/``dot_ident_call`` (name token, argument list), ``paren`` (inner), ``list``
+    ([(optional, element)]), ``map`` ([(optional, key, value)]), ``select``/``select_opt``
+    (operand, name token), ``index``/``index_opt`` (operand, index), ``member_call`` (operand,
+    name token, arguments), ``struct`` (operand, [(name token, value)]), ``unary`` (operator,
+    operand), ``binary`` ((function, operator), left, right), ``or``/``and`` ([terms]),
+    ``ternary`` (condition, then, else).
+
+    After each token the parser tells the lexer what may follow (a lexer mode); a token that
+    cannot continue the expression is reported as "mismatched input" where it starts.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.depth = 0  # expressions inside brackets being parsed
+        self.tok = scan(text, 0, OPERAND)
+
+    def parse(self) -> _Syntax:
+        node = self.expr()
+        if self.tok.kind != EOF:
+            raise self.unexpected()
+        return node
+
+    # tokens
+    def take(self, mode: int) -> Token:
+        tok = self.tok
+        self.tok = scan(self.text, tok.end, mode)
+        return tok
+
+    def expect(self, kind: str, mode: int) -> Token:
+        if self.tok.kind != kind:
+            raise self.unexpected()
+        return self.take(mode)
+
+    def unexpected(self) -> _SyntaxError:
+        tok = self.tok
+        if tok.kind == EOF:
+            return _SyntaxError("Syntax error: mismatched input '<EOF>'", len(self.text))
+        return _SyntaxError(f"Syntax error: mismatched input '{tok.text}'", tok.start)
+
+    # expressions, loosest binding first
+    def expr(self) -> _Syntax:
+        """``or ? or : expr`` (right-associative, so the chain is gathered, then nested)."""
+        self.depth += 1
+        if self.depth > _MAX_NESTING:
+            raise RecursionError  # reported as "max recursion depth exceeded"
+        branches = []
+        while True:
+            cond = self.disjunction()
+            if self.tok.kind != "?":
+                break
+            self.take(OPERAND)
+            then = self.disjunction()
+            self.expect(":", OPERAND)
+            branches.append((cond, then))
+        node = cond
+        for cond, then in reversed(branches):
+            node = _Syntax("ternary", cond.start, node.end, cond, then, node)
+        self.depth -= 1
+        return node
+
+    def disjunction(self) -> _Syntax:
+        """``a || b || c`` as one node with all terms (the AST balances them like cel-go)."""
+        terms = [self.conjunction()]
+        while self.tok.kind == "||":
+            self.take(OPERAND)
+            terms.append(self.conjunction())
+        return terms[0] if len(terms) == 1 else _Syntax("or", terms[0].start, terms[-1].end, terms)
+
+    def conjunction(self) -> _Syntax:
+        terms = [self.binary()]
+        while self.tok.kind == "&&":
+            self.take(OPERAND)
+            terms.append(self.binary())
+        return terms[0] if len(terms) == 1 else _Syntax("and", terms[0].start, terms[-1].end, terms)
+
+    def binary(self) -> _Syntax:
+        """Relations, additions and multiplications: left-associative, by precedence."""
+        operands = [self.unary()]
+        ops: list[str] = []
+        while self.tok.kind in _BINARY:
+            op = self.take(OPERAND).text
+            while ops and _BINARY[ops[-1]][1] >= _BINARY[op][1]:
+                self._reduce(operands, ops.pop())
+            ops.append(op)
+            operands.append(self.unary())
+        while ops:
+            self._reduce(operands, ops.pop())
+        return operands[0]
+
+    @staticmethod
+    def _reduce(operands: list, op: str) -> None:
+        right = operands.pop()
+        left = operands.pop()
+        operands.append(_Syntax("binary", left.start, right.end, (_BINARY[op][0], op), left, right))
+
+    def unary(self) -> _Syntax:
+        ops = []
+        while self.tok.kind in ("!", "-"):  # "-" before a number is part of the number
+            ops.append(self.take(OPERAND))
+        node = self.member()
+        for op in reversed(ops):
+            node = _Syntax("unary", op.start, node.end, op.kind, node)
+        return node
+
+    def member(self) -> _Syntax:
+        node = self.primary()
+        while True:
+            kind = self.tok.kind
+            if kind == ".":
+                node = self.select(node)
+            elif kind == "[":
+                self.take(OPERAND)
+                optional = self.tok.kind == "?"
+                if optional:
+                    self.take(OPERAND)
+                index = self.expr()
+                close = self.expect("]", OPERATOR)
+                node = _Syntax("index_opt" if optional else "index", node.start, close.end, node,
+                               index)
+            elif kind == "{":
+                node = self.message(node)
+            else:
+                return node
+
+    def select(self, operand: _Syntax) -> _Syntax:
+        """``.name``, ``.name(args)`` or ``.?name`` after ``operand``."""
+        self.take(NAME)
+        if self.tok.kind == "?":
+            self.take(NAME)
+            name = self.expect(IDENT, OPERATOR)
+            return _Syntax("select_opt", operand.start, name.end, operand, name)
+        name = self.expect(IDENT, OPERATOR)
+        if self.tok.kind == "(":
+            args, end = self.arguments()
+            return _Syntax("member_call", operand.start, end, operand, name, args)
+        return _Syntax("select", operand.start, name.end, operand, name)
+
+    def message(self, operand: _Syntax) -> _Syntax:
+        """``operand{field: value, ...}`` (the converter checks that operand is a type name)."""
+        self.take(NAME)
+        fields = []
+        while self.tok.kind != "}":
+            name = self.expect(IDENT, COLON)
+            self.expect(":", OPERAND)
+            fields.append((name, self.expr()))
+            if self.tok.kind == ",":
+                self.take(NAME)
+            elif self.tok.kind != "}":
+                raise self.unexpected()
+        close = self.take(OPERATOR)
+        return _Syntax("struct", operand.start, close.end, operand, fields)
+
+    def primary(self) -> _Syntax:
+        tok = self.tok
+        kind = tok.kind
+        if kind in LITERALS:
+            self.take(OPERATOR)
+            return _Syntax("lit", tok.start, tok.end, tok)
+        if kind == IDENT:
+            self.take(OPERATOR)
+            if self.tok.kind == "(":
+                args, end = self.arguments()
+                return _Syntax("ident_call", tok.start, end, tok, args)
+            return _Syntax("ident", tok.start, tok.end, tok)
+        if kind == ".":
+            self.take(NAME)
+            name = self.expect(IDENT, OPERATOR)
+            if self.tok.kind == "(":
+                args, end = self.arguments()
+                return _Syntax("dot_ident_call", tok.start, end, name, args)
+            return _Syntax("dot_ident", tok.start, name.end, name)
+        if kind == "(":
+            self.take(OPERAND)
+            inner = self.expr()
+            close = self.expect(")", OPERATOR)
+            return _Syntax("paren", tok.start, close.end, inner)
+        if kind == "[":
+            return self.list_literal()
+        if kind == "{":
+            return self.map_literal()
+        raise self.unexpected()
+
+    def arguments(self) -> tuple[list, int]:
+        """``(a, b)`` (no trailing comma); returns the arguments and the offset after ``)``."""
+        self.take(OPERAND)
+        args = []
+        if self.tok.kind != ")":
+            while True:
+                args.append(self.expr())
+                if self.tok.kind == ",":
+                    self.take(OPERAND)
+                elif self.tok.kind == ")":
+                    break
+                else:
+                    raise self.unexpected()
+        return args, self.take(OPERATOR).end
+
+    def list_literal(self) -> _Syntax:
+        start = self.take(OPERAND).start
+        elements = []
+        while self.tok.kind != "]":
+            optional = self.tok.kind == "?"
+            if optional:
+                self.take(OPERAND)
+            elements.append((optional, self.expr()))
+            if self.tok.kind == ",":
+                self.take(OPERAND)
+            elif self.tok.kind != "]":
+                raise self.unexpected()
+        return _Syntax("list", start, self.take(OPERATOR).end, elements)
+
+    def map_literal(self) -> _Syntax:
+        start = self.take(OPERAND).start
+        entries = []
+        while self.tok.kind != "}":
+            optional = self.tok.kind == "?"
+            if optional:
+                self.take(OPERAND)
+            key = self.expr()
+            self.expect(":", OPERAND)
+            entries.append((optional, key, self.expr()))
+            if self.tok.kind == ",":
+                self.take(OPERAND)
+            elif self.tok.kind != "}":
+                raise self.unexpected()
+        return _Syntax("map", start, self.take(OPERATOR).end, entries)
+
+
+# --- syntax tree -> AST ---------------------------------------------------------------------
 
 class _Converter:
+    """Builds the AST from the syntax tree: node ids in cel-go's order, operator offsets where
+    cel-go reports them (found, as before, by looking back or forward from the operands for the
+    operator's character), macros expanded (cel-go parser/macro.go)."""
+
     def __init__(self, text: str):
         self.text = text
         self.next_id = 1
@@ -208,22 +405,6 @@ class _Converter:
         i = self.text.find(ch, pos)
         return i if i >= 0 else pos
 
-    @staticmethod
-    def _start(t) -> int:
-        if isinstance(t, Token):
-            return t.start_pos
-        if t.meta.empty:
-            for c in t.children:
-                return _Converter._start(c)
-            return 0
-        return t.meta.start_pos
-
-    @staticmethod
-    def _end(t) -> int:
-        if isinstance(t, Token):
-            return t.end_pos
-        return t.meta.end_pos if not t.meta.empty else 0
-
     def mk(self, node: A.Node) -> A.Node:
         node.id = self.next_id
         self.next_id += 1
@@ -232,37 +413,16 @@ class _Converter:
     def error(self, msg: str, offset: int) -> None:
         self.errors.append((msg, offset))
 
-    # rules
-    def conv(self, t) -> A.Node:
-        while isinstance(t, Tree) and len(t.children) == 1 and t.data in (
-                "expr", "conditionalor", "conditionaland", "relation", "addition",
-                "multiplication", "unary", "member", "primary"):
-            t = t.children[0]
-        if isinstance(t, Token):
-            raise AssertionError(f"unexpected token {t!r}")
-        fn = getattr(self, "r_" + t.data, None)
-        if fn is None:
-            raise AssertionError(f"unhandled rule {t.data}")
-        return fn(t)
+    def conv(self, t: _Syntax) -> A.Node:
+        return getattr(self, "r_" + t.kind)(t)
 
-    def r_expr(self, t: Tree) -> A.Node:
-        cond, a, b = t.children
-        off = self._back(self._start(a) - 1, "?")
-        return self.mk(A.Call("_?_:_", None, [self.conv(cond), self.conv(a), self.conv(b)], off))
+    def r_ternary(self, t: _Syntax) -> A.Node:
+        off = self._back(t.b.start - 1, "?")
+        return self.mk(A.Call("_?_:_", None, [self.conv(t.a), self.conv(t.b), self.conv(t.c)], off))
 
-    def _logic(self, t: Tree, fn: str, op: str) -> A.Node:
-        # flatten left-recursive chains and balance them like cel-go's parser does
-        terms: list = []
-        offs: list[int] = []
-        cur = t
-        while isinstance(cur, Tree) and cur.data == t.data and len(cur.children) == 2:
-            left, right = cur.children
-            terms.append(right)
-            offs.append(self._back(self._start(right) - 1, op[0]) - 1)
-            cur = left
-        terms.append(cur)
-        terms.reverse()
-        offs.reverse()
+    def _logic(self, terms: list, fn: str, op: str) -> A.Node:
+        # balance the chain like cel-go's parser does
+        offs = [self._back(right.start - 1, op[0]) - 1 for right in terms[1:]]
         nodes = [self.conv(x) for x in terms]
         return self._balance(fn, nodes, offs, 0, len(offs) - 1)
 
@@ -274,35 +434,27 @@ class _Converter:
         right = nodes[hi + 1] if mid == hi else self._balance(fn, nodes, offs, mid + 1, hi)
         return self.mk(A.Call(fn, None, [left, right], offs[mid]))
 
-    def r_conditionalor(self, t: Tree) -> A.Node:
-        return self._logic(t, "_||_", "||")
+    def r_or(self, t: _Syntax) -> A.Node:
+        return self._logic(t.a, "_||_", "||")
 
-    def r_conditionaland(self, t: Tree) -> A.Node:
-        return self._logic(t, "_&&_", "&&")
+    def r_and(self, t: _Syntax) -> A.Node:
+        return self._logic(t.a, "_&&_", "&&")
 
-    def _binary(self, t: Tree) -> A.Node:
-        optree, right = t.children
-        fn, op = _BINOPS[optree.data]
-        left = optree.children[0]
-        rstart = self._start(right)
-        i = rstart - 1
+    def r_binary(self, t: _Syntax) -> A.Node:
+        fn, op = t.a
+        i = t.c.start - 1
         while i > 0 and self.text[i].isspace():
             i -= 1
         off = i - len(op) + 1
-        lnode, rnode = self.conv(left), self.conv(right)
-        if fn == "@in":
-            return self.mk(A.Call("@in", None, [lnode, rnode], off))
+        lnode, rnode = self.conv(t.b), self.conv(t.c)
         return self.mk(A.Call(fn, None, [lnode, rnode], off))
 
-    r_relation = r_addition = r_multiplication = _binary
-
-    def r_unary(self, t: Tree) -> A.Node:
-        op, operand = t.children
-        off = self._start(op)
-        if op.data == "unary_not":
-            return self.mk(A.Call("!_", None, [self.conv(operand)], off))
+    def r_unary(self, t: _Syntax) -> A.Node:
+        off = t.start
+        if t.a == "!":
+            return self.mk(A.Call("!_", None, [self.conv(t.b)], off))
         # fold -<literal> the way cel-go's lexer sees negative numbers
-        inner = self.conv(operand)
+        inner = self.conv(t.b)
         if isinstance(inner, A.Lit) and inner.ctype in ("int", "double") and \
                 self.text[off + 1:].lstrip()[:1] in tuple("0123456789."):
             v = -inner.value
@@ -311,151 +463,100 @@ class _Converter:
             return self.mk(A.Lit(v, inner.ctype, off))
         return self.mk(A.Call("-_", None, [inner], off))
 
-    def r_member_dot(self, t: Tree) -> A.Node:
-        operand, ident = t.children
-        off = self._back(ident.start_pos - 1, ".")
-        return self.mk(A.Select(self.conv(operand), ident.value, off))
+    def r_select(self, t: _Syntax) -> A.Node:
+        off = self._back(t.b.start - 1, ".")
+        return self.mk(A.Select(self.conv(t.a), t.b.text, off))
 
-    def r_member_dot_opt(self, t: Tree) -> A.Node:
-        operand, ident = t.children
-        off = self._back(self._back(ident.start_pos - 1, "?") - 1, ".")
-        return self.mk(A.Select(self.conv(operand), ident.value, off, optional=True))
+    def r_select_opt(self, t: _Syntax) -> A.Node:
+        off = self._back(self._back(t.b.start - 1, "?") - 1, ".")
+        return self.mk(A.Select(self.conv(t.a), t.b.text, off, optional=True))
 
-    def r_member_index(self, t: Tree) -> A.Node:
-        operand, index = t.children
-        off = self._back(self._start(index) - 1, "[")
-        return self.mk(A.Call("_[_]", None, [self.conv(operand), self.conv(index)], off))
+    def r_index(self, t: _Syntax) -> A.Node:
+        off = self._back(t.b.start - 1, "[")
+        return self.mk(A.Call("_[_]", None, [self.conv(t.a), self.conv(t.b)], off))
 
-    def r_member_index_opt(self, t: Tree) -> A.Node:
-        operand, index = t.children
-        off = self._back(self._back(self._start(index) - 1, "?") - 1, "[")
-        return self.mk(A.Call("_[?_]", None, [self.conv(operand), self.conv(index)], off))
+    def r_index_opt(self, t: _Syntax) -> A.Node:
+        off = self._back(self._back(t.b.start - 1, "?") - 1, "[")
+        return self.mk(A.Call("_[?_]", None, [self.conv(t.a), self.conv(t.b)], off))
 
-    def _args(self, t: Tree | None) -> list:
-        if t is None:
-            return []
-        return list(t.children)
-
-    def r_member_dot_arg(self, t: Tree) -> A.Node:
-        operand, ident = t.children[0], t.children[1]
-        args = self._args(t.children[2] if len(t.children) > 2 else None)
-        off = self._fwd(ident.end_pos, "(")
+    def r_member_call(self, t: _Syntax) -> A.Node:
+        operand, ident, args = t.a, t.b, t.c
+        off = self._fwd(ident.end, "(")
         # namespaced global functions: sets.contains(...), strings.quote(...), cel.bind(...)
-        ns = self._namespace(operand)
-        if ns is not None:
-            full = ns + "." + ident.value
+        if operand.kind == "ident" and operand.a.text in NAMESPACES:
+            full = operand.a.text + "." + ident.text
             macro = self._global_macro(full, args, off)
             if macro is not None:
                 return macro
             if full in NAMESPACED_FUNCTIONS:
                 return self.mk(A.Call(full, None, [self.conv(a) for a in args], off))
         target = self.conv(operand)
-        macro = self._member_macro(target, ident.value, args, off)
+        macro = self._member_macro(target, ident.text, args, off)
         if macro is not None:
             return macro
-        return self.mk(A.Call(ident.value, target, [self.conv(a) for a in args], off))
+        return self.mk(A.Call(ident.text, target, [self.conv(a) for a in args], off))
 
-    def _namespace(self, operand) -> str | None:
-        while isinstance(operand, Tree) and operand.data in ("member", "primary") and \
-                len(operand.children) == 1:
-            operand = operand.children[0]
-        if isinstance(operand, Tree) and operand.data == "ident":
-            name = operand.children[0].value
-            if name in NAMESPACES:
-                return name
-        return None
-
-    def r_ident_arg(self, t: Tree) -> A.Node:
-        ident = t.children[0]
-        args = self._args(t.children[1] if len(t.children) > 1 else None)
-        off = self._fwd(ident.end_pos, "(")
-        macro = self._global_macro(ident.value, args, off)
+    def r_ident_call(self, t: _Syntax) -> A.Node:
+        ident, args = t.a, t.b
+        off = self._fwd(ident.end, "(")
+        macro = self._global_macro(ident.text, args, off)
         if macro is not None:
             return macro
-        return self.mk(A.Call(ident.value, None, [self.conv(a) for a in args], off))
+        return self.mk(A.Call(ident.text, None, [self.conv(a) for a in args], off))
 
-    def r_dot_ident_arg(self, t: Tree) -> A.Node:
-        ident = t.children[0]
-        args = self._args(t.children[1] if len(t.children) > 1 else None)
-        off = self._fwd(ident.end_pos, "(")
-        return self.mk(A.Call(ident.value, None, [self.conv(a) for a in args], off))
+    def r_dot_ident_call(self, t: _Syntax) -> A.Node:
+        ident, args = t.a, t.b
+        off = self._fwd(ident.end, "(")
+        return self.mk(A.Call(ident.text, None, [self.conv(a) for a in args], off))
 
-    def r_ident(self, t: Tree) -> A.Node:
-        tok = t.children[0]
-        return self.mk(A.Ident(tok.value, tok.start_pos))
+    def r_ident(self, t: _Syntax) -> A.Node:
+        return self.mk(A.Ident(t.a.text, t.a.start))
 
-    def r_dot_ident(self, t: Tree) -> A.Node:
-        tok = t.children[0]
-        return self.mk(A.Ident(tok.value, self._start(t)))
+    def r_dot_ident(self, t: _Syntax) -> A.Node:
+        return self.mk(A.Ident(t.a.text, t.start))
 
-    def r_paren_expr(self, t: Tree) -> A.Node:
-        return self.conv(t.children[0])
+    def r_paren(self, t: _Syntax) -> A.Node:
+        return self.conv(t.a)
 
-    @staticmethod
-    def _flatten(t: Tree, rule: str) -> list:
-        """Children of a left-recursive list rule (``x | x "," y``), in order."""
-        out: list = []
-        while isinstance(t, Tree) and t.data == rule:
-            ch = t.children
-            if ch and isinstance(ch[0], Tree) and ch[0].data == rule:
-                out[:0] = ch[1:]
-                t = ch[0]
-            else:
-                out[:0] = ch
-                break
-        return out
-
-    def r_list_lit(self, t: Tree) -> A.Node:
-        off = self._start(t)
+    def r_list(self, t: _Syntax) -> A.Node:
         elems: list[A.Node] = []
         opt: list[int] = []
-        if t.children:
-            for i, oe in enumerate(self._flatten(t.children[0], "listinits")):
-                if len(oe.children) == 2:
-                    opt.append(i)
-                elems.append(self.conv(oe.children[-1]))
-        return self.mk(A.ListLit(elems, off, tuple(opt)))
+        for i, (optional, element) in enumerate(t.a):
+            if optional:
+                opt.append(i)
+            elems.append(self.conv(element))
+        return self.mk(A.ListLit(elems, t.start, tuple(opt)))
 
-    def r_map_lit(self, t: Tree) -> A.Node:
-        off = self._start(t)
+    def r_map(self, t: _Syntax) -> A.Node:
         entries = []
-        if t.children:
-            ch = self._flatten(t.children[0], "mapinits")
-            for i in range(0, len(ch), 2):
-                ke, ve = ch[i], ch[i + 1]
-                optional = len(ke.children) == 2
-                k = self.conv(ke.children[-1])
-                eoff = self._fwd(self._end(ke), ":")
-                entries.append((k, self.conv(ve), optional, eoff))
-        return self.mk(A.MapLit(entries, off))
+        for optional, key, value in t.a:
+            k = self.conv(key)
+            entries.append((k, self.conv(value), optional, self._fwd(key.end, ":")))
+        return self.mk(A.MapLit(entries, t.start))
 
-    def r_member_object(self, t: Tree) -> A.Node:
-        operand = t.children[0]
+    def r_struct(self, t: _Syntax) -> A.Node:
+        operand = t.a
         name = self._dotted(operand)
-        off = self._fwd(self._end(operand), "{")
+        off = self._fwd(operand.end, "{")
         fields = []
-        if len(t.children) > 1:
-            ch = self._flatten(t.children[1], "fieldinits")
-            for i in range(0, len(ch), 2):
-                fields.append((ch[i].value, self.conv(ch[i + 1]), ch[i].start_pos))
+        for tok, value in t.b:
+            fields.append((tok.text, self.conv(value), tok.start))
         if name is None:
             self.error("Syntax error: mismatched input '{'", off)
             name = "?"
         return self.mk(A.Struct(name, fields, off))
 
-    def _dotted(self, t) -> str | None:
-        while isinstance(t, Tree) and t.data in ("member", "primary") and len(t.children) == 1:
-            t = t.children[0]
-        if isinstance(t, Tree) and t.data == "ident":
-            return t.children[0].value
-        if isinstance(t, Tree) and t.data == "member_dot":
-            left = self._dotted(t.children[0])
-            return None if left is None else left + "." + t.children[1].value
+    def _dotted(self, t: _Syntax) -> str | None:
+        if t.kind == "ident":
+            return t.a.text
+        if t.kind == "select":
+            left = self._dotted(t.a)
+            return None if left is None else left + "." + t.b.text
         return None
 
-    def r_literal(self, t: Tree) -> A.Node:
-        tok = t.children[0]
-        ty, v, off = tok.type, tok.value, tok.start_pos
+    def r_lit(self, t: _Syntax) -> A.Node:
+        tok = t.a
+        ty, v, off = tok.kind, tok.text, tok.start
         try:
             if ty == "INT_LIT":
                 neg = v.startswith("-")
@@ -491,15 +592,10 @@ class _Converter:
         raise AssertionError(ty)
 
     # --- macros (cel-go parser/macro.go semantics) ---------------------------------------
-    def _ident_arg(self, arg, what: str, off: int) -> str | None:
-        node = arg
-        while isinstance(node, Tree) and len(node.children) == 1 and node.data in (
-                "expr", "conditionalor", "conditionaland", "relation", "addition",
-                "multiplication", "unary", "member", "primary"):
-            node = node.children[0]
-        if isinstance(node, Tree) and node.data == "ident":
-            return node.children[0].value
-        self.error(what, self._start(arg))
+    def _ident_arg(self, arg: _Syntax, what: str, off: int) -> str | None:
+        if arg.kind == "ident":
+            return arg.a.text
+        self.error(what, arg.start)
         return None
 
     def _lit(self, v, ctype, off):
@@ -655,23 +751,6 @@ NAMESPACED_FUNCTIONS = {
 }
 
 
-def _syntax_message(e: UnexpectedInput, text: str) -> tuple[str, int]:
-    pos = getattr(e, "pos_in_stream", None)
-    if isinstance(e, UnexpectedToken):
-        tok = e.token
-        if tok.type == "$END":
-            return "Syntax error: mismatched input '<EOF>'", len(text)
-        return f"Syntax error: mismatched input '{tok.value}'", tok.start_pos or 0
-    if isinstance(e, UnexpectedCharacters):
-        ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else "<EOF>"
-        if ch in "\"'":
-            return "Syntax error: token recognition error at: '" + text[e.pos_in_stream:].split("\n")[0] + "'", e.pos_in_stream
-        return f"Syntax error: token recognition error at: '{ch}'", e.pos_in_stream
-    if isinstance(e, UnexpectedEOF):
-        return "Syntax error: mismatched input '<EOF>'", len(text)
-    return "Syntax error", pos or 0
-
-
 def line_col(text: str, offset: int) -> tuple[int, int]:
     offset = max(0, min(offset, len(text)))
     line = text.count("\n", 0, offset) + 1
@@ -709,27 +788,19 @@ def parse(text: str) -> A.Node:
                               f"{len(text)}, limit {MAX_CODE_POINTS}", None, None, "syntax")
     if _nesting_depth(text) > MAX_DEPTH:
         raise CelCompileError(text, "max recursion depth exceeded", None, None, "syntax")
-    parser = _get_parser()
     try:
-        tree = parser.parse(text)
-    except UnexpectedInput as e:
-        msg, off = _syntax_message(e, text)
-        line, col = line_col(text, off)
-        raise CelCompileError(text, msg, line, col, "syntax") from None
-    except Exception as e:  # lark internals: never let them escape
-        raise CelCompileError(text, f"Syntax error: {type(e).__name__}", None, None, "syntax") from None
+        tree = _with_recursion_limit(_PARSE_RECURSION_LIMIT, _SyntaxParser(text).parse)
+    except (_SyntaxError, LexError) as e:
+        line, col = line_col(text, e.offset)
+        raise CelCompileError(text, e.message, line, col, "syntax") from None
+    except RecursionError:
+        raise CelCompileError(text, "max recursion depth exceeded", None, None, "syntax") from None
     conv = _Converter(text)
-    old = sys.getrecursionlimit()
     try:
-        if old < 20000:
-            sys.setrecursionlimit(20000)
-        node = conv.conv(tree)
+        node = _with_recursion_limit(_BUILD_RECURSION_LIMIT, lambda: conv.conv(tree))
     except RecursionError:
         raise CelCompileError(text, "max recursion depth exceeded", None, None,
                               "syntax") from None
-    finally:
-        if old < 20000:
-            sys.setrecursionlimit(old)
     if conv.errors:
         errs = []
         for msg, off in conv.errors:
@@ -743,7 +814,18 @@ def parse(text: str) -> A.Node:
     return node
 
 
+def _with_recursion_limit(limit: int, fn):
+    old = sys.getrecursionlimit()
+    if old < limit:
+        sys.setrecursionlimit(limit)
+    try:
+        return fn()
+    finally:
+        if old < limit:
+            sys.setrecursionlimit(old)
+
+
 def grammar_self_test() -> None:
-    """Check that the patched grammar handles the Kubernetes syntax (used by tests)."""
+    """Check that the parser handles the Kubernetes syntax (used by tests)."""
     for expr in ('a.?b', 'm[?"k"]', '[?x, 1,]', '{?"k": v,}', 'has(a.b) && !has(a.c)'):
         parse(expr)

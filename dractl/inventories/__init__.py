@@ -15,7 +15,6 @@ import atexit
 import contextlib
 import pathlib
 import re
-from importlib import resources
 
 _SUFFIX = ".yaml"
 _NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
@@ -26,7 +25,17 @@ _extracted = contextlib.ExitStack()
 atexit.register(_extracted.close)
 
 
+def _package_dir() -> pathlib.Path | None:
+    """This package's directory when it is one (every install but a zipped one). Reading it
+    directly is ~30x cheaper than importlib.resources, which `allocate -i builtin:NAME` paid
+    at every start-up."""
+    here = pathlib.Path(__file__).parent
+    return here if (here / "__init__.py").is_file() else None
+
+
 def _resource_files():
+    from importlib import resources
+
     return sorted((entry for entry in resources.files(__name__).iterdir()
                    if entry.is_file() and entry.name.endswith(_SUFFIX)),
                   key=lambda entry: entry.name[: -len(_SUFFIX)])
@@ -48,6 +57,14 @@ def inventory_path(name: str) -> pathlib.Path:
     """Filesystem path of builtin inventory `name`; KeyError when there is no such inventory."""
     if not isinstance(name, str) or not _NAME.match(name):
         raise KeyError(name)
+    directory = _package_dir()
+    if directory is not None:
+        path = directory / (name + _SUFFIX)
+        if not path.is_file():
+            raise KeyError(name)
+        return path
+    from importlib import resources
+
     entry = resources.files(__name__) / (name + _SUFFIX)
     if not entry.is_file():
         raise KeyError(name)
