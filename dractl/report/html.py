@@ -5,7 +5,8 @@ inside the counter set they share, its counters as bars; unavailable devices hat
 reason; unschedulable pods with their explanation; a summary table. Hovering a device shows a
 short title, clicking it shows its attributes, capacity and holders in a side panel.
 
-Safe and deterministic: every string from the inputs goes through `html.escape` (or, inside the
+Safe and deterministic: every string from the inputs goes through `safe_line` (control and bidi
+characters as visible escapes) and `html.escape` (or, inside the
 embedded JSON, has `<`, `>`, `&` and U+2028/2029 escaped), nothing is loaded from the network,
 and the same plan always gives the same bytes (colours come from a CRC of the holder's name).
 The page checks itself: `<body data-nodes=N data-devices=M>` carries the expected counts and a
@@ -18,6 +19,8 @@ import html
 import json
 import zlib
 from typing import Any
+
+from dractl.report.sanitize import safe_line
 
 _CSS = """
 body{font:13px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -78,7 +81,8 @@ _JS = """
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    # Control and bidi characters shown as visible escapes (the page may be read as text too).
+    return html.escape(safe_line(value), quote=True)
 
 
 def _json_for_script(value: Any) -> str:
