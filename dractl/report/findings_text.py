@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dractl.report.sanitize import safe_line
-from dractl.report.styled import Styled
+from dractl.report.styled import CONTINUATION, Styled, cells, fit, terminal_width, wrap
 from dractl.findings import ERROR, INFO, WARNING, Finding
 
 if TYPE_CHECKING:
@@ -17,6 +17,13 @@ _STYLE = {ERROR: "bold red", WARNING: "yellow"}
 
 
 def finding_line(f: Finding) -> Styled:
+    text = _header(f)
+    text.append("  ")
+    text.segments.extend(_body(f).segments)
+    return text
+
+
+def _header(f: Finding) -> Styled:
     where = safe_line(f.file or "<input>")
     if f.line:
         where += f":{f.line}:{f.column}"
@@ -26,13 +33,28 @@ def finding_line(f: Finding) -> Styled:
     text.append(f.code, style="cyan")
     text.append("  ")
     text.append(f"{f.severity:<7}", style=_STYLE.get(f.severity, ""))
-    text.append("  ")
+    return text
+
+
+def _body(f: Finding) -> Styled:
+    text = Styled()
     field = f.field
     text.append(safe_line(f"{field}: {f.message}" if field else f.message))
     if f.kind:
         obj = f"{f.namespace}/{f.name}" if f.namespace else f.name
         text.append(safe_line(f"  ({f.kind} {obj})".rstrip()), style="dim")
     return text
+
+
+def finding_lines(f: Finding, width: int | None) -> list[Styled]:
+    """One line when it fits (or off a terminal); otherwise the location, code and severity
+    on the first line and the message below it, indented and broken at spaces."""
+    line = finding_line(f)
+    if width is None or cells(line.plain) <= width:
+        return [line]
+    header = _header(f)
+    header.segments[-1] = (header.segments[-1][0].rstrip(), header.segments[-1][1])
+    return fit(header, width) + wrap(_body(f), width, CONTINUATION, CONTINUATION)
 
 
 def summary_line(files: int, documents: int, errors: int, warnings: int) -> Styled:
@@ -48,6 +70,7 @@ def print_findings(console: "Console | PlainConsole", findings: list[Finding], *
                    show_info: bool = False) -> None:
     """Info findings (notes such as DRA1417) are only in machine formats unless asked for."""
     last_file = None
+    width = terminal_width(console)
     for f in findings:
         if quiet and f.severity != ERROR:
             continue
@@ -56,4 +79,5 @@ def print_findings(console: "Console | PlainConsole", findings: list[Finding], *
         if last_file is not None and f.file != last_file:
             console.print()
         last_file = f.file
-        console.print(finding_line(f), soft_wrap=True)
+        for line in finding_lines(f, width):
+            console.print(line, soft_wrap=True)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from dractl.report.findings_text import print_findings
 from dractl.report.sanitize import safe_line
-from dractl.report.styled import Styled, StyledTree
+from dractl.report.styled import Styled, StyledTree, print_fitted
 from dractl.simulate.state import SCHEDULED, Plan, PodResult
 from dractl.findings import Finding
 
@@ -99,7 +99,7 @@ def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Fin
         print_findings(console, shown, quiet=quiet)
         console.print()
     for r in plan.reasons:
-        console.print(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
+        print_fitted(console, _t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
     for p in plan.pods:
         if quiet and p.status == SCHEDULED:
             continue
@@ -108,7 +108,7 @@ def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Fin
             if ref.claim is not None:
                 names.update((ref.claim.name, ref.claim.ref))
         wanted = explain is not None and explain in names
-        console.print(_pod_tree(p, wanted))
+        print_fitted(console, _pod_tree(p, wanted))
     for c in plan.claims:
         if c.referenced and not c.reasons:
             continue
@@ -129,9 +129,9 @@ def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Fin
         for r in c.reasons:
             branch = tree.add(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
             _add_details(branch, r.details)
-        console.print(tree)
+        print_fitted(console, tree)
     console.print()
-    console.print(summary_text(plan, findings))
+    print_fitted(console, summary_text(plan, findings))
 
 
 def summary_text(plan: Plan, findings: list[Finding]) -> Styled:
