@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from dractl.report.sanitize import safe_line
@@ -57,27 +58,86 @@ def finding_lines(f: Finding, width: int | None) -> list[Styled]:
     return fit(header, width) + wrap(_body(f), width, CONTINUATION, CONTINUATION)
 
 
-def summary_line(files: int, documents: int, errors: int, warnings: int) -> Styled:
+def summary_line(files: int, documents: int, errors: int, warnings: int,
+                 skipped: dict[str, int] | None = None) -> Styled:
     text = Styled()
     text.append(f"{files} file{'s' * (files != 1)}, {documents} document{'s' * (documents != 1)}: ")
     text.append(f"{errors} error{'s' * (errors != 1)}", style="bold red" if errors else "green")
     text.append(", ")
     text.append(f"{warnings} warning{'s' * (warnings != 1)}", style="yellow" if warnings else "")
+    if skipped:
+        text.append(skipped_text(skipped), style="dim")
     return text
+
+
+def skipped_text(skipped: dict[str, int]) -> str:
+    """`; 9 skipped (not DRA: Service 5, Ingress 3, Certificate 1)`, most frequent kinds first."""
+    total = sum(skipped.values())
+    kinds = sorted(skipped.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{safe_line(kind)} {count}" for kind, count in kinds[:5])
+    more = f", {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
+    return f"; {total} skipped (not DRA: {shown}{more})"
 
 
 def print_findings(console: "Console | PlainConsole", findings: list[Finding], *, quiet: bool = False,
                    show_info: bool = False) -> None:
-    """Info findings (notes such as DRA1417) are only in machine formats unless asked for."""
+    """Info findings (notes such as DRA1417) are only in machine formats unless asked for.
+    The same finding repeated on many list items of a file (54 devices of the MIG inventory
+    without their feature gate) is one line, at the first location, with the count."""
     last_file = None
     width = terminal_width(console)
-    for f in findings:
-        if quiet and f.severity != ERROR:
-            continue
-        if f.severity == INFO and not show_info:
-            continue
+    shown = [f for f in findings if not (quiet and f.severity != ERROR)
+             and not (f.severity == INFO and not show_info)]
+    for f in collapse(shown):
         if last_file is not None and f.file != last_file:
             console.print()
         last_file = f.file
         for line in finding_lines(f, width):
             console.print(line, soft_wrap=True)
+
+
+COLLAPSE_AT = 3  # two findings still read fine one by one, and keep both locations
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def collapse(findings: list[Finding]) -> list[Finding]:
+    """The findings in order, each group of COLLAPSE_AT or more that differ only in the list
+    index of their field path (same file, code, severity, message and kind) replaced by one at
+    its first place."""
+    groups: dict[tuple, list[Finding]] = {}
+    keys = []
+    for n, f in enumerate(findings):
+        general = _INDEX.sub("[*]", f.field)
+        # Only repeats over the items of a list: separate objects or documents are separate
+        # places to fix, each with its own location.
+        key = (f.file, f.code, f.severity, f.message, f.kind, general) if general != f.field else n
+        groups.setdefault(key, []).append(f)
+        keys.append(key)
+    out, done = [], set()
+    for f, key in zip(findings, keys):
+        group = groups[key]
+        if len(group) < COLLAPSE_AT or len({g.field for g in group}) == 1:
+            out.append(f)
+        elif key not in done:
+            done.add(key)
+            out.append(_collapsed(group[0], group))
+    return out
+
+
+def _collapsed(first: Finding, repeats: list[Finding]) -> Finding:
+    """One finding standing for all: `54 devices: spec.devices[*].x: message`, the first's
+    location, and its object (`and N more` when they are spread over several)."""
+    objects = list(dict.fromkeys((f.namespace, f.name) for f in repeats))
+    text = f"{len(repeats)} {_varying_list(repeats)}: {_INDEX.sub('[*]', first.field)}: {first.message}"
+    name = first.name + (f" and {len(objects) - 1} more" if len(objects) > 1 else "")
+    return first.located(message=text, path=(), name=name)
+
+
+def _varying_list(repeats: list[Finding]) -> str:
+    """The name of the list whose index differs among the findings (`devices`)."""
+    paths = [f.path for f in repeats]
+    for i, elem in enumerate(paths[0]):
+        if isinstance(elem, int) and any(len(p) <= i or p[i] != elem for p in paths):
+            before = paths[0][i - 1] if i else ""
+            return str(before) if isinstance(before, str) and before else "items"
+    return "items"

@@ -411,6 +411,11 @@ class SchemaSet:
             return SERVED
         return NOT_SERVED
 
+    @property
+    def known_kinds(self) -> frozenset:
+        """Every kind dractl reads (in some apiVersion of some Kubernetes version)."""
+        return self._known_kinds
+
     def versions_serving(self, api_version: str, kind: str) -> list[str]:
         """Kubernetes versions (of those dractl supports) that serve `kind` as `api_version`."""
         if not isinstance(api_version, str) or not isinstance(kind, str):
