@@ -9,7 +9,7 @@ _dractl_codes() {
     'DRA0001:YAML or JSON syntax error'
     'DRA0002:a document is not a mapping (object)'
     'DRA0003:a document has no apiVersion or kind'
-    'DRA0004:a kind dractl does not read; the document is skipped'
+    'DRA0004:a kind dractl does not read in a DRA API group, or a near miss of one it reads; the document is skipped'
     'DRA0005:a mapping repeats a key'
     'DRA0006:the file is not valid UTF-8 (or UTF-16/32 with a BOM)'
     'DRA0007:the file holds no documents'

@@ -96,7 +96,7 @@ def print_findings(console: "Console | PlainConsole", findings: list[Finding], *
             console.print(line, soft_wrap=True)
 
 
-COLLAPSE_AT = 3  # two findings still read fine one by one, and keep both locations
+COLLAPSE_AT = 5  # a handful of repeats reads fine line by line and keeps every location
 _INDEX = re.compile(r"\[\d+\]")
 
 
@@ -116,7 +116,7 @@ def collapse(findings: list[Finding]) -> list[Finding]:
     out, done = [], set()
     for f, key in zip(findings, keys):
         group = groups[key]
-        if len(group) < COLLAPSE_AT or len({g.field for g in group}) == 1:
+        if len(group) < COLLAPSE_AT or _varying_index(group) is None:
             out.append(f)
         elif key not in done:
             done.add(key)
@@ -133,11 +133,17 @@ def _collapsed(first: Finding, repeats: list[Finding]) -> Finding:
     return first.located(message=text, path=(), name=name)
 
 
+def _varying_index(group: list[Finding]) -> int | None:
+    """The one position of the field paths where the list index differs; None when they are all
+    the same field (separate objects) or differ in more than one index (other containers)."""
+    paths = [f.path for f in group]
+    varying = {i for p in paths for i, elem in enumerate(p) if elem != paths[0][i]}
+    if len(varying) != 1:
+        return None
+    position = varying.pop()
+    return position if position > 0 and isinstance(paths[0][position - 1], str) else None
+
+
 def _varying_list(repeats: list[Finding]) -> str:
     """The name of the list whose index differs among the findings (`devices`)."""
-    paths = [f.path for f in repeats]
-    for i, elem in enumerate(paths[0]):
-        if isinstance(elem, int) and any(len(p) <= i or p[i] != elem for p in paths):
-            before = paths[0][i - 1] if i else ""
-            return str(before) if isinstance(before, str) and before else "items"
-    return "items"
+    return str(repeats[0].path[_varying_index(repeats) - 1])
