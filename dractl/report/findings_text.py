@@ -12,6 +12,8 @@ from dractl.findings import ERROR, INFO, WARNING, Finding
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from dractl.pipeline.result import Result
+    from dractl.report.registry import Drawing, View
     from dractl.report.styled import PlainConsole
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow"}
@@ -147,3 +149,17 @@ def _varying_index(group: list[Finding]) -> int | None:
 def _varying_list(repeats: list[Finding]) -> str:
     """The name of the list whose index differs among the findings (`devices`)."""
     return str(repeats[0].path[_varying_index(repeats) - 1])
+
+
+def report(result: "Result", view: "View") -> "Drawing":
+    """`validate -o text`: the findings, then the summary line."""
+    from dractl.report.registry import Drawing
+
+    def draw(console) -> None:
+        print_findings(console, result.findings, quiet=view.quiet)
+        if not view.quiet and any(f.severity != INFO for f in result.findings):  # info: machine formats only
+            console.print()
+        console.print(summary_line(result.files, result.documents_read, result.errors(),
+                                   result.warnings(), result.validated.skipped))
+
+    return Drawing(draw, plain=True)  # lines and strings only
