@@ -33,14 +33,16 @@ _dractl_candidates() {
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
+                --select) return ;;
                 --exclude) return ;;
                 -j|--jobs) return ;;
                 --config) _dractl_files "$cur"; return ;;
                 --golden) _dractl_files "$cur"; return ;;
                 --max-file-size) return ;;
+                --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-o --output --kube-version --feature-gates --strict --no-strict --ignore --exclude --force-exclude -j --jobs --config --no-config --golden --update --max-file-size --no-color -q --quiet -h --help' "$cur"
+                _dractl_words '-o --output --kube-version --feature-gates --strict --no-strict --ignore --select --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --golden --update --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -57,13 +59,15 @@ _dractl_candidates() {
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
+                --select) return ;;
                 --exclude) return ;;
                 -j|--jobs) return ;;
                 --config) _dractl_files "$cur"; return ;;
                 --max-file-size) return ;;
+                --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --node --node-order --explain --timeout --no-controller-simulation --golden --update --kube-version --feature-gates --ignore --exclude --force-exclude -j --jobs --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --golden --update --kube-version --feature-gates --ignore --select --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -77,20 +81,28 @@ _dractl_candidates() {
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
+                --select) return ;;
+                --golden) _dractl_files "$cur"; return ;;
                 --exclude) return ;;
                 -j|--jobs) return ;;
                 --config) _dractl_files "$cur"; return ;;
                 --max-file-size) return ;;
+                --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --lenient --metadata --node --timeout --kube-version --feature-gates --ignore --exclude -j --jobs --config --no-config --max-file-size --no-color -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --lenient --metadata --node --timeout --kube-version --feature-gates --ignore --select --exit-zero --force-exclude --golden --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
             ;;
         inventories)
+            case "$prev" in
+                -o|--output) _dractl_words 'text json' "$cur"; return ;;
+            esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-h --help' "$cur"
+                _dractl_words '-o --output -h --help' "$cur"
+            else
+                _dractl_files "$cur"
             fi
             ;;
         codes)
@@ -99,6 +111,8 @@ _dractl_candidates() {
             esac
             if [[ "$cur" == -* ]]; then
                 _dractl_words '-o --output -h --help' "$cur"
+            else
+                _dractl_files "$cur"
             fi
             ;;
         completion)
@@ -109,8 +123,11 @@ _dractl_candidates() {
             fi
             ;;
         version)
+            case "$prev" in
+                -o|--output) _dractl_words 'text json' "$cur"; return ;;
+            esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-h --help' "$cur"
+                _dractl_words '-o --output -h --help' "$cur"
             fi
             ;;
     esac

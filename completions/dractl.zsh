@@ -235,10 +235,10 @@ _dractl() {
         'validate:Validate manifests like the API server would, plus references and dractl'\''s lints.'
         'allocate:Dry-run kube-scheduler'\''s DRA allocation: which node and which devices each pod gets.'
         'env:Resolve device attributes into container env after a dry run (dractl'\''s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
-        'inventories:List the built-in sample inventories (use with --inventory builtin:NAME).'
-        'codes:List every finding code dractl can report, with its severity and meaning.'
+        'inventories:List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME` prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up.'
+        'codes:List every finding code dractl can report, or explain one: `dractl codes DRA1009`.'
         'completion:Print a shell completion script (commands, options, values, finding codes).'
-        'version:Print the version.'
+        'version:Print the version (-o json: with the Kubernetes versions and schemas it carries).'
       )
       _describe -t commands 'dractl command' commands && ret=0
       ;;
@@ -252,7 +252,10 @@ _dractl() {
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
             '(--strict --no-strict)--strict[Count warnings as errors (default: strict in .dractl.yaml, else no).]' \
             '(--strict --no-strict)--no-strict[Turn off --strict.]' \
-            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
+            '--statistics[Print how often each code occurs instead of the findings.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
@@ -261,7 +264,8 @@ _dractl() {
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
-            '--no-color[Never colour the output.]' \
+            '--no-color[Never colour the output (= --color never).]' \
+            '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:files, directories (recursive) or - for stdin:_files' && ret=0
@@ -270,6 +274,8 @@ _dractl() {
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).]:inventory:_dractl_inventory' \
             '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json yaml junit sarif github)' \
+            '(--strict --no-strict)--strict[Count warnings as errors, so they fail the run (default: strict in .dractl.yaml, else no).]' \
+            '(--strict --no-strict)--no-strict[Turn off --strict.]' \
             '--node[Place everything on this node only.]:node: ' \
             '--node-order[Which feasible node wins: the first in inventory order, or the one with the fewest / most allocated devices.]:node-order:(first least-allocated most-allocated)' \
             '--explain[Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).]:explain: ' \
@@ -279,14 +285,18 @@ _dractl() {
             '--update[With --golden: write FILE instead.]' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
-            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
+            '--statistics[Print how often each code occurs instead of the findings.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
-            '--no-color[Never colour the output.]' \
+            '--no-color[Never colour the output (= --color never).]' \
+            '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests: files, directories (recursive) or - for stdin:_files' && ret=0
@@ -301,24 +311,34 @@ _dractl() {
             '--timeout[Seconds the allocator may search per pod and node (kube-scheduler'\''s filterTimeout).]:timeout: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
-            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
+            '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
+            '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
+            '--update[With --golden: write FILE instead.]' \
+            '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
-            '--no-color[Never colour the output.]' \
+            '--no-color[Never colour the output (= --color never).]' \
+            '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests: files, directories (recursive) or - for stdin:_files' && ret=0
           ;;
         inventories)
           _arguments -s \
-            '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
+            '(-o --output)'{-o,--output}'[Output format of the list: text or json.]:output:(text json)' \
+            '(- *)'{-h,--help}'[Show this message and exit.]' \
+            '*:show name: print that inventory'\''s yaml:_files' && ret=0
           ;;
         codes)
           _arguments -s \
             '(-o --output)'{-o,--output}'[Output format: text, json or markdown (a table).]:output:(text json markdown)' \
-            '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
+            '(- *)'{-h,--help}'[Show this message and exit.]' \
+            '1:explain this code (what it checks, why, an example and the fix):_files' && ret=0
           ;;
         completion)
           _arguments -s \
@@ -327,6 +347,7 @@ _dractl() {
           ;;
         version)
           _arguments -s \
+            '(-o --output)'{-o,--output}'[text, or json: the Kubernetes versions, schema sources and feature gates too.]:output:(text json)' \
             '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
           ;;
       esac

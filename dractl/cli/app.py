@@ -6,7 +6,7 @@ import gc
 import os
 import sys
 from enum import Enum
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -46,24 +46,59 @@ app.command("allocate")(allocate)
 app.command("env")(env)
 
 
-@app.command("inventories")
-def inventories() -> None:
-    """List the built-in sample inventories (use with --inventory builtin:NAME)."""
-    from dractl.inventories import list_inventories
+class ListFormat(str, Enum):
+    text = "text"
+    json = "json"
 
-    for name, description in list_inventories():
-        typer.echo(f"{name:<16} {description}")
+
+@app.command("inventories")
+def inventories(
+    action: Optional[List[str]] = typer.Argument(None, metavar="[show NAME]",
+                                                 help="show NAME: print that inventory's YAML."),
+    output: ListFormat = typer.Option(ListFormat.text, "--output", "-o",
+                                      help="Output format of the list: text or json."),
+) -> None:
+    """List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME`
+    prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up."""
+    from dractl.report import inventory_info
+
+    if not action:
+        if output is ListFormat.json:
+            from dractl.report.findings_json import dumps
+
+            sys.stdout.write(dumps(inventory_info.inventories_document()))
+        else:
+            sys.stdout.write(inventory_info.inventories_text())
+        return
+    if action[0] != "show" or len(action) != 2:
+        raise common.UsageError("inventories: expected nothing or `show NAME` "
+                                f"(got {' '.join(action)!r})")
+    try:
+        sys.stdout.write(inventory_info.inventory_text(action[1]))
+    except inventory_info.UnknownInventory as exc:
+        raise common.UsageError(f"inventories show: {exc}") from None
 
 
 CodesFormat, CODES_OUTPUT_OPTION = common.output_option("codes")
 
 
 @app.command("codes")
-def codes(output: CodesFormat = CODES_OUTPUT_OPTION) -> None:
-    """List every finding code dractl can report, with its severity and meaning."""
+def codes(code: Optional[str] = typer.Argument(None, metavar="[CODE]",
+                                               help="Explain this code (what it checks, why, an "
+                                                    "example and the fix)."),
+          output: CodesFormat = CODES_OUTPUT_OPTION) -> None:
+    """List every finding code dractl can report, or explain one: `dractl codes DRA1009`."""
     from dractl.report.registry import render
 
-    sys.stdout.write(render(output.value, _CodesResult()))
+    if code is None:
+        sys.stdout.write(render(output.value, _CodesResult()))
+        return
+    from dractl.report.codes import explain_code
+
+    try:
+        sys.stdout.write(explain_code(code, output.value))
+    except LookupError as exc:
+        raise common.UsageError(str(exc.args[0])) from None
 
 
 class _CodesResult:
@@ -93,8 +128,16 @@ def completion(shell: Shell = typer.Argument(..., metavar="SHELL",
 
 
 @app.command("version")
-def version_cmd() -> None:
-    """Print the version."""
+def version_cmd(output: ListFormat = typer.Option(ListFormat.text, "--output", "-o",
+                                                  help="text, or json: the Kubernetes versions, "
+                                                       "schema sources and feature gates too.")) -> None:
+    """Print the version (-o json: with the Kubernetes versions and schemas it carries)."""
+    if output is ListFormat.json:
+        from dractl.report.findings_json import dumps
+        from dractl.report.version_info import version_document
+
+        sys.stdout.write(dumps(version_document()))
+        return
     typer.echo(f"dractl {__version__}")
 
 
@@ -113,7 +156,12 @@ def main() -> None:
     try:
         # Standalone mode: the CLI library reports usage errors itself (exit status 2) and turns
         # typer.Exit into SystemExit with our status.
-        app(prog_name="dractl")
+        from dractl.cli.argv import normalise
+
+        args = normalise(sys.argv[1:])
+        if not args:  # bare `dractl`: the help is the answer, not a usage error
+            args = ["--help"]
+        app(args=args, prog_name="dractl")
     except common.UsageError as exc:
         typer.echo(f"dractl: {exc}", err=True)
         sys.exit(2)

@@ -33,12 +33,19 @@ def env(
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
+    select: Optional[List[str]] = common.SELECT_OPTION,
+    exit_zero: bool = common.EXIT_ZERO_OPTION,
+    force_exclude: bool = common.FORCE_EXCLUDE_OPTION,
+    golden: Optional[str] = common.GOLDEN_OPTION,
+    update: bool = common.UPDATE_OPTION,
+    quiet: bool = common.QUIET_OPTION,
     exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
     jobs: Optional[int] = common.JOBS_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
     no_config: bool = common.NO_CONFIG_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
+    color: common.ColorMode = common.COLOR_OPTION,
     debug: bool = common.DEBUG_OPTION,
 ) -> None:
     """Resolve device attributes into container env after a dry run (dractl's extension
@@ -49,12 +56,17 @@ def env(
     """
     from dractl.pipeline import ENV, METADATA, dry_run
 
+    if update and not golden:
+        raise common.UsageError("--update needs --golden FILE")
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
-                        exclude=exclude, max_file_size=max_file_size, jobs=jobs)
+                        exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
+                        jobs=jobs, select=select)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=NodeOrder.first, timeout=timeout,
                           lenient_env=lenient)
-    result = dry_run(paths or [], s.check_options(), dry, command=METADATA if metadata else ENV)
-    outputs.emit(result, output.value, no_color=no_color)
+    result = dry_run(paths or [], s.check_options(progress=not quiet), dry,
+                     command=METADATA if metadata else ENV)
+    outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
+                 no_color=no_color, color=color, exit_zero=exit_zero)
