@@ -79,7 +79,12 @@ def _module_explanations(module: str) -> dict[str, Explanation]:
     path = docs_path(module)
     if path is None or not path.is_file():
         return {}
-    return parse(path.read_text(encoding="utf-8"), f"{module.replace('.', '/')}.codes.md")
+    package_root = Path(importlib.util.find_spec("dractl").origin).parent.parent
+    try:
+        source = path.relative_to(package_root).as_posix()
+    except ValueError:
+        source = path.name
+    return parse(path.read_text(encoding="utf-8"), source)
 
 
 def explanation(doc: RuleDoc) -> Explanation | None:
