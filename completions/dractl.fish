@@ -17,6 +17,7 @@ function __dractl_codes
         DRA0012 'a path cannot be read' \
         DRA0013 'a path is not a regular file or directory, or a symlink loop; skipped' \
         DRA0014 'an item of a List is not a mapping' \
+        DRA0015 'a document of a kind rejected with --reject-kinds' \
         DRA0101 'unknown field (strict decoding, as kubectl --validate=strict)' \
         DRA0102 'value has the wrong type for its field' \
         DRA0103 'required field missing' \
@@ -228,6 +229,8 @@ complete -c dractl -n '__fish_seen_subcommand_from validate' -l strict -d 'Count
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-strict -d 'Turn off --strict.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l select -x -d 'Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l skip-kinds -x -d 'Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l reject-kinds -x -d 'Report documents of these kinds as errors (DRA0015).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l exit-zero -d 'Exit 0 even when there are findings or failures (2 still means a usage or I/O error).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l statistics -d 'Print how often each code occurs instead of the findings.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l exclude -x -d 'Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).'
@@ -258,6 +261,8 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l kube-version -x 
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l select -x -d 'Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l skip-kinds -x -d 'Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l reject-kinds -x -d 'Report documents of these kinds as errors (DRA0015).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l exit-zero -d 'Exit 0 even when there are findings or failures (2 still means a usage or I/O error).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l statistics -d 'Print how often each code occurs instead of the findings.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l exclude -x -d 'Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).'
@@ -281,6 +286,8 @@ complete -c dractl -n '__fish_seen_subcommand_from env' -l kube-version -x -a '1
 complete -c dractl -n '__fish_seen_subcommand_from env' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l select -x -d 'Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l skip-kinds -x -d 'Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l reject-kinds -x -d 'Report documents of these kinds as errors (DRA0015).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l exit-zero -d 'Exit 0 even when there are findings or failures (2 still means a usage or I/O error).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l force-exclude -d 'Apply excludes to files named on the command line too (for pre-commit, which passes file names).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'

@@ -20,6 +20,7 @@ _dractl_codes() {
     'DRA0012:a path cannot be read'
     'DRA0013:a path is not a regular file or directory, or a symlink loop; skipped'
     'DRA0014:an item of a List is not a mapping'
+    'DRA0015:a document of a kind rejected with --reject-kinds'
     'DRA0101:unknown field (strict decoding, as kubectl --validate=strict)'
     'DRA0102:value has the wrong type for its field'
     'DRA0103:required field missing'
@@ -254,6 +255,8 @@ _dractl() {
             '(--strict --no-strict)--no-strict[Turn off --strict.]' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
+            '*--reject-kinds[Report documents of these kinds as errors (DRA0015).]:reject-kinds: ' \
             '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
             '--statistics[Print how often each code occurs instead of the findings.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
@@ -287,6 +290,8 @@ _dractl() {
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
+            '*--reject-kinds[Report documents of these kinds as errors (DRA0015).]:reject-kinds: ' \
             '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
             '--statistics[Print how often each code occurs instead of the findings.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
@@ -313,6 +318,8 @@ _dractl() {
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
+            '*--reject-kinds[Report documents of these kinds as errors (DRA0015).]:reject-kinds: ' \
             '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \

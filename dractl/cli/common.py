@@ -95,6 +95,7 @@ class Settings:
     exclude: Callable[[str], bool] | None
     force_exclude: bool
     extra_ignore: Callable[[str], frozenset] | None = None
+    kinds: object = None  # dractl.validate.pipeline.KindFilter, or None
 
     def check_options(self, *, progress: bool = False, strict: bool = False) -> "CheckOptions":
         """strict: whether this command applies --strict (only validate does)."""
@@ -103,7 +104,7 @@ class Settings:
         return CheckOptions(gates=self.gates, limits=self.limits, ignore=self.ignore,
                             strict=strict and self.strict, jobs=self.jobs, exclude=self.exclude,
                             extra_ignore=self.extra_ignore, explicit_excluded=self.force_exclude,
-                            progress=progress)
+                            progress=progress, kinds=self.kinds)
 
 
 def load_config(config_path: str | None, no_config: bool) -> "Config":
@@ -122,7 +123,8 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
              ignore: list[str] | None = None, strict: bool | None = None,
              inventory: list[str] | None = None, exclude: list[str] | None = None,
              force_exclude: bool = False, max_file_size: str = "64Mi",
-             jobs: int | None = None, select: list[str] | None = None) -> Settings:
+             jobs: int | None = None, select: list[str] | None = None,
+             skip_kinds: list[str] | None = None, reject_kinds: list[str] | None = None) -> Settings:
     from dractl.config import PathMatcher
     from dractl.load.limits import Limits
 
@@ -152,7 +154,23 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
         inventory=list(inventory) if inventory else config.inventory_args(),
         limits=Limits(max_file_bytes=parse_size(max_file_size)),
         jobs=jobs, exclude=(lambda name: any(m.matches(name) for m in matchers)) if matchers else None,
-        force_exclude=force_exclude, extra_ignore=extra_ignore if per_path else None)
+        force_exclude=force_exclude, extra_ignore=extra_ignore if per_path else None,
+        kinds=_kind_filter(skip_kinds, reject_kinds))
+
+
+def _kind_filter(skip: list[str] | None, reject: list[str] | None):
+    """kubeconform's -skip/-reject: comma-separated, repeatable kinds or apiVersion/kind."""
+    def names(values) -> frozenset:
+        return frozenset(p.strip() for v in values or () for p in v.split(",") if p.strip())
+
+    if not (names(skip) or names(reject)):
+        return None
+    from dractl.validate.pipeline import KindFilter
+
+    both = names(skip) & names(reject)
+    if both:
+        raise UsageError(f"--skip-kinds and --reject-kinds both name {', '.join(sorted(both))}")
+    return KindFilter(skip=names(skip), reject=names(reject))
 
 
 def _ignored(ignore, select, config) -> frozenset:
@@ -245,6 +263,11 @@ SELECT_OPTION = typer.Option(None, "--select", metavar="CODES", autocompletion=_
 EXIT_ZERO_OPTION = typer.Option(False, "--exit-zero",
                                 help="Exit 0 even when there are findings or failures (2 still "
                                      "means a usage or I/O error).")
+SKIP_KINDS_OPTION = typer.Option(None, "--skip-kinds", metavar="KINDS",
+                                 help="Skip documents of these kinds (comma-separated Kind or "
+                                      "apiVersion/Kind, repeatable): counted as skipped.")
+REJECT_KINDS_OPTION = typer.Option(None, "--reject-kinds", metavar="KINDS",
+                                   help="Report documents of these kinds as errors (DRA0015).")
 STATISTICS_OPTION = typer.Option(False, "--statistics",
                                  help="Print how often each code occurs instead of the findings.")
 QUIET_OPTION = typer.Option(False, "--quiet", "-q", help="Print only errors and the result.")

@@ -34,6 +34,8 @@ def env(
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
+    skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
+    reject_kinds: Optional[List[str]] = common.REJECT_KINDS_OPTION,
     exit_zero: bool = common.EXIT_ZERO_OPTION,
     force_exclude: bool = common.FORCE_EXCLUDE_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
@@ -61,7 +63,8 @@ def env(
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
-                        jobs=jobs, select=select)
+                        jobs=jobs, select=select, skip_kinds=skip_kinds,
+                        reject_kinds=reject_kinds)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=NodeOrder.first, timeout=timeout,

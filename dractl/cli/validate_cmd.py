@@ -22,6 +22,8 @@ def validate(
                                                ".dractl.yaml, else no)."),
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
+    skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
+    reject_kinds: Optional[List[str]] = common.REJECT_KINDS_OPTION,
     exit_zero: bool = common.EXIT_ZERO_OPTION,
     statistics: bool = common.STATISTICS_OPTION,
     exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
@@ -49,7 +51,8 @@ def validate(
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
                         force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
-                        select=select)
+                        select=select, skip_kinds=skip_kinds,
+                        reject_kinds=reject_kinds)
     result = check(paths, s.check_options(progress=not quiet, strict=True))
     outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
                  no_color=no_color, color=color, exit_zero=exit_zero, statistics=statistics)

@@ -79,7 +79,8 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                    exclude: Callable[[str], bool] | None = None,
                    extra_ignore: Callable[[str], frozenset] | None = None,
                    explicit_excluded: bool = False, progress: bool = False,
-                   aliases: dict[str, str] | None = None, stdin: BinaryIO | None = None) -> Run:
+                   aliases: dict[str, str] | None = None, stdin: BinaryIO | None = None,
+                   kinds=None) -> Run:
     """Load and validate `paths` (like load_paths + validate_documents, plus excludes).
 
     exclude(name): skip a file found by walking a directory (and, with explicit_excluded, a file
@@ -98,7 +99,7 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
         return _validate_paths(paths, limits=limits, gates=gates, ignore=ignore, jobs=jobs,
                                exclude=exclude, extra_ignore=extra_ignore,
                                explicit_excluded=explicit_excluded, progress=progress,
-                               aliases=aliases, stdin=stdin)
+                               aliases=aliases, stdin=stdin, kinds=kinds)
     finally:
         if collecting:
             if _short_lived():
@@ -118,7 +119,7 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                     exclude: Callable[[str], bool] | None,
                     extra_ignore: Callable[[str], frozenset] | None,
                     explicit_excluded: bool, progress: bool,
-                    aliases: dict[str, str] | None, stdin: BinaryIO | None) -> Run:
+                    aliases: dict[str, str] | None, stdin: BinaryIO | None, kinds=None) -> Run:
     ignore = frozenset(ignore)
     items = select_sources(paths, limits, stdin=stdin, exclude=exclude,
                            explicit_excluded=explicit_excluded, aliases=aliases)
@@ -138,7 +139,7 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
         try:
             results = []
             for chunk_items, chunk_ignore in chunks:
-                results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore))
+                results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore, kinds))
                 bar.advance(_count_files(chunk_items))
         finally:
             bar.stop()
@@ -146,7 +147,7 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     pool = _make_pool(min(jobs, len(chunks)))
     try:
         try:
-            results = _run_parallel(chunks, limits, gates, pool, bar)
+            results = _run_parallel(chunks, limits, gates, pool, bar, kinds)
         finally:
             bar.stop()
         return _merge(results, gates, ignore_for, lambda pairs: _locate_in_pool(pairs, pool, jobs))
@@ -192,9 +193,10 @@ def _count_files(items) -> int:
     return sum(1 for i in items if isinstance(i, Source))
 
 
-def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset) -> _ChunkResult:
+def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
+                 kinds=None) -> _ChunkResult:
     load = load_items(items, limits)
-    validated = validate_documents(load, gates, ignore=ignore, refs=False)
+    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds)
     return _ChunkResult(
         findings=validated.findings,
         documents=validated.documents,
@@ -211,9 +213,9 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _check_chunk_in_worker(items, limits, gates, ignore) -> _ChunkResult:
+def _check_chunk_in_worker(items, limits, gates, ignore, kinds=None) -> _ChunkResult:
     # PositionIndex pickles without its caches (its __getstate__), so results stay small.
-    return _check_chunk(items, limits, gates, ignore)
+    return _check_chunk(items, limits, gates, ignore, kinds)
 
 
 def _make_pool(workers: int):
@@ -228,7 +230,7 @@ def _make_pool(workers: int):
 _POOL_BROKEN = (OSError, EOFError, MemoryError, RuntimeError)
 
 
-def _run_parallel(chunks, limits, gates, pool, bar: "_Progress") -> list[_ChunkResult]:
+def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None) -> list[_ChunkResult]:
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
@@ -237,7 +239,8 @@ def _run_parallel(chunks, limits, gates, pool, bar: "_Progress") -> list[_ChunkR
         futures = {}
         try:
             for i, (items, chunk_ignore) in enumerate(chunks):
-                futures[pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore)] = i
+                futures[pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore,
+                                    kinds)] = i
         except (BrokenProcessPool, *_POOL_BROKEN):
             pass  # whatever was not submitted runs below, in this process
         pending = set(futures)
@@ -254,7 +257,7 @@ def _run_parallel(chunks, limits, gates, pool, bar: "_Progress") -> list[_ChunkR
     for i, result in enumerate(results):
         if result is None:
             items, chunk_ignore = chunks[i]
-            results[i] = _check_chunk(items, limits, gates, chunk_ignore)
+            results[i] = _check_chunk(items, limits, gates, chunk_ignore, kinds)
             bar.advance(_count_files(items))
     return results  # type: ignore[return-value]
 

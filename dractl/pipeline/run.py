@@ -13,13 +13,16 @@ process pool (dractl.pipeline.executor) -> cross-document references -> [dry run
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO, Callable
+from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from dractl.api.versions import FeatureGates
 from dractl.findings import ERROR, WARNING
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.pipeline.errors import UsageError
 from dractl.pipeline.result import ALLOCATE, VALIDATE, Result
+
+if TYPE_CHECKING:
+    from dractl.validate.pipeline import KindFilter
 
 
 @dataclass
@@ -36,6 +39,7 @@ class CheckOptions:
     explicit_excluded: bool = False      # exclude applies to files named explicitly too
     progress: bool = False               # a progress bar on a terminal's stderr
     stdin: BinaryIO | None = None        # what "-" reads (default: sys.stdin)
+    kinds: "KindFilter | None" = None    # --skip-kinds / --reject-kinds
 
 
 @dataclass
@@ -59,7 +63,7 @@ def check(paths: list[str], options: CheckOptions, *,
                          ignore=options.ignore, jobs=options.jobs, exclude=options.exclude,
                          extra_ignore=options.extra_ignore,
                          explicit_excluded=options.explicit_excluded, progress=options.progress,
-                         aliases=aliases, stdin=options.stdin)
+                         aliases=aliases, stdin=options.stdin, kinds=options.kinds)
     findings = run.validated.findings
     if options.strict:
         findings = [f.located(severity=ERROR) if f.severity == WARNING else f for f in findings]

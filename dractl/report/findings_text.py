@@ -73,12 +73,13 @@ def summary_line(files: int, documents: int, errors: int, warnings: int,
 
 
 def skipped_text(skipped: dict[str, int]) -> str:
-    """`; 9 skipped (not DRA: Service 5, Ingress 3, Certificate 1)`, most frequent kinds first."""
+    """`; 9 skipped (Service 5, Ingress 3, Certificate 1)`: documents of kinds dractl does not
+    read, or named by --skip-kinds; most frequent kinds first."""
     total = sum(skipped.values())
     kinds = sorted(skipped.items(), key=lambda item: (-item[1], item[0]))
     shown = ", ".join(f"{safe_line(kind)} {count}" for kind, count in kinds[:5])
     more = f", {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
-    return f"; {total} skipped (not DRA: {shown}{more})"
+    return f"; {total} skipped ({shown}{more})"
 
 
 def print_findings(console: "Console | PlainConsole", findings: list[Finding], *, quiet: bool = False,

@@ -32,6 +32,27 @@ def makes_unusable(finding: Finding) -> bool:
 
 C_INTERNAL = register("DRA0999", ERROR, "internal error in a dractl check (please report it)",
                       "dractl")
+C_REJECTED_KIND = register("DRA0015", ERROR, "a document of a kind rejected with --reject-kinds",
+                           "dractl")
+
+
+@dataclass(frozen=True)
+class KindFilter:
+    """kubeconform's -skip / -reject: kinds (`Service`) or apiVersion/kind
+    (`networking.k8s.io/v1/Ingress`) to skip (counted as skipped) or to reject (an error)."""
+
+    skip: frozenset = frozenset()
+    reject: frozenset = frozenset()
+
+    @staticmethod
+    def _matches(names: frozenset, api_version, kind) -> bool:
+        return kind in names or f"{api_version}/{kind}" in names
+
+    def skips(self, api_version, kind) -> bool:
+        return self._matches(self.skip, api_version, kind)
+
+    def rejects(self, api_version, kind) -> bool:
+        return self._matches(self.reject, api_version, kind)
 
 
 @dataclass
@@ -53,7 +74,8 @@ class Validated:
 
 
 def validate_documents(load: LoadResult, gates: FeatureGates, *,
-                       ignore: Iterable[str] = (), refs: bool = True) -> Validated:
+                       ignore: Iterable[str] = (), refs: bool = True,
+                       kinds: KindFilter | None = None) -> Validated:
     from dractl.validate.schema import SchemaSet  # heavy: schemas load lazily per kind
     from dractl.validate.rules import RuleContext, check_document
 
@@ -72,6 +94,13 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             found.append(Finding(ERROR, "DRA0003", f"{' and '.join(missing)} not set; document "
                                  "skipped", (missing[0],)))
             _emit(out, doc, found, ignored)
+            continue
+        if kinds is not None and kinds.rejects(api_version, kind):
+            _emit(out, doc, [Finding(ERROR, C_REJECTED_KIND, f"kind {kind} ({api_version}) is "
+                                     "rejected by --reject-kinds", ("kind",))], ignored)
+            continue
+        if kinds is not None and kinds.skips(api_version, kind):
+            out.skipped[kind] = out.skipped.get(kind, 0) + 1
             continue
         status = schemas.lookup(api_version, kind)
         if status == "unknown":

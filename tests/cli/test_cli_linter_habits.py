@@ -179,3 +179,18 @@ def test_env_takes_golden_quiet_and_force_exclude(tmp_path):
     assert run(*args, "--quiet", cwd=REPO).out.strip() == ""
     excluded = run(*args, "--exclude", "examples/gpu-pod.yaml", "--force-exclude", cwd=REPO)
     assert "GPU_UUID" not in excluded.out
+
+
+def test_skip_and_reject_kinds(tmp_path):
+    (tmp_path / "k.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\n"
+                                     "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Bad_1}\n")
+    plain = run("validate", "k.yaml", "--no-config", cwd=tmp_path)
+    assert plain.code == 1 and "1 skipped (Service 1)" in plain.out
+    skipped = run("validate", "k.yaml", "--no-config", "--skip-kinds", "DeviceClass", cwd=tmp_path)
+    assert skipped.code == 0 and "2 skipped (DeviceClass 1, Service 1)" in skipped.out
+    rejected = run("validate", "k.yaml", "--no-config", "-o", "json", "--reject-kinds",
+                   "Service,resource.k8s.io/v1/DeviceClass", cwd=tmp_path)
+    assert rejected.code == 1 and codes(rejected) == ["DRA0015", "DRA0015"]
+    both = run("validate", "k.yaml", "--no-config", "--skip-kinds", "Service", "--reject-kinds", "Service",
+               cwd=tmp_path)
+    assert both.code == 2

@@ -63,7 +63,7 @@ def test_near_miss_of_a_read_kind_warns_with_a_suggestion(tmp_path):
 def test_summary_line_and_json_carry_the_count(tmp_path):
     result = validated(tmp_path, GITOPS)
     line = summary_line(1, 5, 0, 0, result.skipped).plain
-    assert line == "1 file, 5 documents: 0 errors, 0 warnings; 4 skipped (not DRA: Service 2, Certificate 1, Ingress 1)"
+    assert line == "1 file, 5 documents: 0 errors, 0 warnings; 4 skipped (Service 2, Certificate 1, Ingress 1)"
     assert findings_document([], 1, 5, result.skipped)["summary"]["skipped"] == {
         "Certificate": 1, "Ingress": 1, "Service": 2}
     assert "skipped" not in findings_document([], 1, 5, {})["summary"]
