@@ -106,6 +106,11 @@ def parse_feature_gates(text: str, version: str = DEFAULT_KUBE_VERSION) -> Featu
         if not sep or value not in ("true", "false"):
             raise GateError(f"invalid feature gate {part!r}: expected Name=true or Name=false")
         if name not in _GATE_DEFAULTS:
+            from dractl.suggest import closest_match
+
+            guess = closest_match(name, known_gates())
+            if guess is not None:  # a typo: the one name, not a list of 23
+                raise GateError(f"unrecognized feature gate: {name}; did you mean {guess}?")
             raise GateError(f"unrecognized feature gate: {name} (known: {', '.join(known_gates())})")
         if version not in _GATE_DEFAULTS[name]:
             raise GateError(f"feature gate {name} does not exist in Kubernetes {version}")

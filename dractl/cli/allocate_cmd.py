@@ -40,7 +40,7 @@ def allocate(
     strict: Optional[bool] = typer.Option(None, "--strict/--no-strict",
                                           help="Count warnings as errors, so they fail the run "
                                                "(default: strict in .dractl.yaml, else no)."),
-    node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
+    node: Optional[str] = typer.Option(None, "--node", metavar="NODE", help="Place everything on this node only."),
     node_order: NodeOrder = typer.Option(NodeOrder.first, "--node-order",
                                          help="Which feasible node wins: the first in inventory "
                                               "order, or the one with the fewest / most allocated devices."),
@@ -48,7 +48,7 @@ def allocate(
                                           help="Per-node, per-request, per-device reasoning for "
                                                "this pod, or for the pods using this claim (name, "
                                                "namespace/name, or * for all)."),
-    timeout: float = typer.Option(10.0, "--timeout", help="Seconds the allocator may search per pod "
+    timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     no_controller_simulation: bool = typer.Option(
         False, "--no-controller-simulation",

@@ -41,9 +41,10 @@ def _root(
     """Validate Kubernetes DRA manifests and dry-run their scheduling offline."""
 
 
-app.command("validate")(validate)
-app.command("allocate")(allocate)
-app.command("env")(env)
+# Short help written out: click cuts a docstring's first sentence at 45 characters with "...".
+app.command("validate", short_help="Validate manifests like the API server would, and lint them.")(validate)
+app.command("allocate", short_help="Dry-run scheduling: which node and devices each pod gets.")(allocate)
+app.command("env", short_help="Env values containers would see from device attributes.")(env)
 
 
 class ListFormat(str, Enum):
@@ -51,7 +52,7 @@ class ListFormat(str, Enum):
     json = "json"
 
 
-@app.command("inventories")
+@app.command("inventories", short_help="List or show the built-in sample inventories.")
 def inventories(
     action: Optional[List[str]] = typer.Argument(None, metavar="[show NAME]",
                                                  help="show NAME: print that inventory's YAML."),
@@ -82,7 +83,7 @@ def inventories(
 CodesFormat, CODES_OUTPUT_OPTION = common.output_option("codes")
 
 
-@app.command("codes")
+@app.command("codes", short_help="List the finding codes, or explain one.")
 def codes(code: Optional[str] = typer.Argument(None, metavar="[CODE]",
                                                help="Explain this code (what it checks, why, an "
                                                     "example and the fix)."),
@@ -113,7 +114,7 @@ class Shell(str, Enum):
     fish = "fish"
 
 
-@app.command("completion")
+@app.command("completion", short_help="Print a shell completion script.")
 def completion(shell: Shell = typer.Argument(..., metavar="SHELL",
                                              help="bash, zsh or fish.")) -> None:
     """Print a shell completion script (commands, options, values, finding codes).
@@ -127,7 +128,7 @@ def completion(shell: Shell = typer.Argument(..., metavar="SHELL",
     sys.stdout.write(render(shell.value, app))
 
 
-@app.command("version")
+@app.command("version", short_help="Print the version (-o json: with what it carries).")
 def version_cmd(output: ListFormat = typer.Option(ListFormat.text, "--output", "-o",
                                                   help="text, or json: the Kubernetes versions, "
                                                        "schema sources and feature gates too.")) -> None:

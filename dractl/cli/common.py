@@ -275,7 +275,7 @@ IGNORE_OPTION = typer.Option(None, "--ignore", metavar="CODES", autocompletion=_
                              help="Drop findings with these codes or prefixes (comma-separated, "
                                   "repeatable, e.g. DRA2003,DRA6; adds to the config file's "
                                   "ignore list).")
-MAX_FILE_SIZE_OPTION = typer.Option("64Mi", "--max-file-size",
+MAX_FILE_SIZE_OPTION = typer.Option("64Mi", "--max-file-size", metavar="SIZE",
                                     help="Skip (with an error) files larger than this.")
 DEBUG_OPTION = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.",
                             hidden=True)

@@ -27,8 +27,8 @@ def env(
                                   help="Instead of env vars, print the KEP-5304 device metadata "
                                        "files each container would see (path and predicted JSON "
                                        "content; the real content comes from the driver)."),
-    node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
-    timeout: float = typer.Option(10.0, "--timeout", help="Seconds the allocator may search per pod "
+    node: Optional[str] = typer.Option(None, "--node", metavar="NODE", help="Place everything on this node only."),
+    timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,

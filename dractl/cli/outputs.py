@@ -139,6 +139,11 @@ def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | N
         text, draw = None, rendered.draw
     if output == "github" and not statistics and not golden:
         _step_summary(result)
+    if result.files == 0 and not result.usage_failed:
+        # Not an error (pre-commit passes only excluded files on some commits), but never a
+        # silent "0 files" success either.
+        typer.echo("dractl: warning: no files were checked (every path was excluded or holds no "
+                   "*.yaml, *.yml or *.json)", err=True)
     finish(text, draw, golden=golden, update=update, no_color=mode == "never",
            usage_errors=result.usage_errors, usage_failed=result.usage_failed,
            failed=result.failed() and not exit_zero, color=mode)

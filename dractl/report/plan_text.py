@@ -94,10 +94,11 @@ def _add_details(branch: StyledTree, details) -> None:
 
 def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Finding], *, explain: str | None = None,
                quiet: bool = False) -> None:
-    shown = [f for f in findings if f.severity != "info"]
+    shown = [f for f in findings if f.severity != "info" and not (quiet and f.severity != "error")]
     if shown:
         print_findings(console, shown, quiet=quiet)
         console.print()
+    printed = bool(plan.reasons)  # with --quiet, often nothing but the summary: no blank line
     for r in plan.reasons:
         print_fitted(console, _t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
     for p in plan.pods:
@@ -109,6 +110,7 @@ def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Fin
                 names.update((ref.claim.name, ref.claim.ref))
         wanted = explain is not None and explain in names
         print_fitted(console, _pod_tree(p, wanted))
+        printed = True
     for c in plan.claims:
         if c.referenced and not c.reasons:
             continue
@@ -130,7 +132,9 @@ def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Fin
             branch = tree.add(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
             _add_details(branch, r.details)
         print_fitted(console, tree)
-    console.print()
+        printed = True
+    if printed or not quiet:
+        console.print()
     print_fitted(console, summary_text(plan, findings))
 
 
