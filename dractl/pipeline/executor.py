@@ -347,8 +347,9 @@ def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -
 class _Progress:
     """A transient rich progress bar on stderr, shown only once a run has taken a while."""
 
-    def __init__(self, total: int, enabled: bool):
+    def __init__(self, total: int, enabled: bool, label: str = "validating", unit: str = "files"):
         self.total = total
+        self.label, self.unit = label, unit
         self.enabled = enabled and total > 0 and _stderr_is_terminal()
         self.start = time.monotonic()
         self.done = 0
@@ -374,10 +375,10 @@ class _Progress:
             TimeElapsedColumn
 
         console = Console(file=sys.stderr, highlight=False, markup=False, emoji=False)
-        self._bar = Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(),
-                             TextColumn("files"), TimeElapsedColumn(), console=console,
+        self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
+                             TextColumn(self.unit), TimeElapsedColumn(), console=console,
                              transient=True)
-        self._task = self._bar.add_task("validate", total=self.total, completed=self.done)
+        self._task = self._bar.add_task(self.label, total=self.total, completed=self.done)
         self._bar.start()
 
     def stop(self) -> None:

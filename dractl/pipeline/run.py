@@ -84,7 +84,7 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
     inventory = resolve_inventory(list(dry.inventory), aliases)
     result = check(inventory + list(paths), options, aliases=aliases)
     result.command = command
-    plan = _simulate(result.validated, options.gates, dry)
+    plan = _simulate(result.validated, options.gates, dry, progress=options.progress)
     if dry.node and dry.node not in plan.nodes:
         shown = ", ".join(plan.nodes[:10]) or "none"
         more = ", ..." if len(plan.nodes) > 10 else ""
@@ -93,18 +93,44 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
     return result
 
 
-def _simulate(validated, gates: FeatureGates, dry: DryRunOptions):
-    """The dry run, then the env stage (dractl.downward runs here, not inside the simulator)."""
+def _simulate(validated, gates: FeatureGates, dry: DryRunOptions, progress: bool = False):
+    """The dry run, then the env stage (dractl.downward runs here, not inside the simulator).
+    progress: pods placed / total on a terminal's stderr, once the dry run takes a while."""
     from dractl.downward import resolve_plan
 
     simulate, Options = _simulator()
+    bar = _PodProgress() if progress else None
     options = Options(only_node=dry.node, node_order=dry.node_order or "first",
                       timeout=dry.timeout, simulate_controllers=dry.simulate_controllers,
-                      lenient_env=dry.lenient_env)
-    plan = simulate(validated.documents, gates, options, validated.invalid)
+                      lenient_env=dry.lenient_env, progress=bar)
+    try:
+        plan = simulate(validated.documents, gates, options, validated.invalid)
+    finally:
+        if bar is not None:
+            bar.stop()
     # resolve_plan is idempotent, so a simulator that still resolves env itself is harmless.
     resolve_plan(plan, plan.slices, lenient=dry.lenient_env)
     return plan
+
+
+class _PodProgress:
+    """The simulator's progress(done, total) hook, drawn as the file bar is (transient, stderr,
+    terminals only, after PROGRESS_AFTER seconds)."""
+
+    def __init__(self) -> None:
+        self.bar = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from dractl.pipeline.executor import _Progress
+
+            self.bar = _Progress(total, enabled=True, label="scheduling", unit="pods placed")
+        self.bar.done = done
+        self.bar.tick()
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _simulator():

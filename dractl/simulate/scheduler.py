@@ -55,6 +55,7 @@ class Options:
     timeout: float | None = 10.0          # per node and pod, like the scheduler's filterTimeout
     simulate_controllers: bool = True
     lenient_env: bool = False             # env refs: skip devices lacking the attribute
+    progress: Any = None                  # progress(done, total) as pods are placed (a UI hook)
 
 
 @dataclass
@@ -325,7 +326,11 @@ class Simulation:
                 if group is not None and result.status != INVALID:
                     group.members.append(result)
         done: set[int] = set()
-        for result in self.plan.pods:
+        report = self.options.progress
+        total = len(self.plan.pods)
+        for n, result in enumerate(self.plan.pods):
+            if report is not None:
+                report(n, total)
             if id(result) in done or result.status == INVALID:
                 continue
             if result.group_problem:
@@ -338,6 +343,8 @@ class Simulation:
                 done.update(id(m) for m in group.members)
                 continue
             self._schedule(result)
+        if report is not None:
+            report(total, total)
         self._allocate_unreferenced()
         seen: set[int] = set()
         for result in self.plan.pods:
