@@ -27,6 +27,18 @@ app = typer.Typer(
 )
 
 
+def _completion_scripts() -> None:
+    # Only when completion is asked for: it imports Typer's completion modules.
+    if any(a in ("--install-completion", "--show-completion") for a in sys.argv[1:]) or \
+            os.environ.get("_DRACTL_COMPLETE"):
+        from dractl.cli.completion import install_dynamic_scripts
+
+        install_dynamic_scripts()
+
+
+_completion_scripts()
+
+
 def _version_callback(value: bool) -> None:
     if value:
         typer.echo(f"dractl {__version__}")
