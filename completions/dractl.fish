@@ -6,7 +6,7 @@ function __dractl_codes
         DRA0001 'YAML or JSON syntax error' \
         DRA0002 'a document is not a mapping (object)' \
         DRA0003 'a document has no apiVersion or kind' \
-        DRA0004 'a kind dractl does not read; the document is skipped' \
+        DRA0004 'a kind dractl does not read in a DRA API group, or a near miss of one it reads; the document is skipped' \
         DRA0005 'a mapping repeats a key' \
         DRA0006 'the file is not valid UTF-8 (or UTF-16/32 with a BOM)' \
         DRA0007 'the file holds no documents' \
@@ -17,6 +17,7 @@ function __dractl_codes
         DRA0012 'a path cannot be read' \
         DRA0013 'a path is not a regular file or directory, or a symlink loop; skipped' \
         DRA0014 'an item of a List is not a mapping' \
+        DRA0015 'a document of a kind rejected with --reject-kinds' \
         DRA0101 'unknown field (strict decoding, as kubectl --validate=strict)' \
         DRA0102 'value has the wrong type for its field' \
         DRA0103 'required field missing' \
@@ -219,16 +220,21 @@ complete -c dractl -n __fish_use_subcommand -a allocate -d 'Dry-run kube-schedul
 complete -c dractl -n __fish_use_subcommand -a env -d 'Resolve device attributes into container env after a dry run (dractl\'s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
 complete -c dractl -n __fish_use_subcommand -a gates -d 'Print every feature gate dractl knows for a release, with stage, default and lock.'
 complete -c dractl -n __fish_use_subcommand -a capacity -d 'Availability per pool (KEP-5677\'s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
-complete -c dractl -n __fish_use_subcommand -a inventories -d 'List the built-in sample inventories (use with --inventory builtin:NAME).'
-complete -c dractl -n __fish_use_subcommand -a codes -d 'List every finding code dractl can report, with its severity and meaning.'
+complete -c dractl -n __fish_use_subcommand -a inventories -d 'List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME` prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up.'
+complete -c dractl -n __fish_use_subcommand -a codes -d 'List every finding code dractl can report, or explain one: `dractl codes DRA1009`.'
 complete -c dractl -n __fish_use_subcommand -a completion -d 'Print a shell completion script (commands, options, values, finding codes).'
-complete -c dractl -n __fish_use_subcommand -a version -d 'Print the version.'
+complete -c dractl -n __fish_use_subcommand -a version -d 'Print the version (-o json: with the Kubernetes versions and schemas it carries).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s o -l output -x -a 'text json junit sarif github' -d 'Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l strict -d 'Count warnings as errors (default: strict in .dractl.yaml, else no).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-strict -d 'Turn off --strict.'
-complete -c dractl -n '__fish_seen_subcommand_from validate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with this code (repeatable; adds to the config file\'s ignore list).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l select -x -d 'Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l skip-kinds -x -d 'Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l reject-kinds -x -d 'Report documents of these kinds as errors (DRA0015).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l exit-zero -d 'Exit 0 even when there are findings or failures (2 still means a usage or I/O error).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l statistics -d 'Print how often each code occurs instead of the findings.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l exclude -x -d 'Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l force-exclude -d 'Apply excludes to files named on the command line too (for pre-commit, which passes file names).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s j -l jobs -x -d 'Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).'
@@ -237,12 +243,15 @@ complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-config -d 'Ig
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l update -d 'With --golden: write FILE instead.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
-complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-color -d 'Never colour the output.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-color -d 'Never colour the output (= --color never).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l color -x -a 'auto always never' -d 'Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s q -l quiet -d 'Print only errors and the result.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -F
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s o -l output -x -a 'text json yaml html junit sarif github' -d 'Output format: text, json, yaml (the objects after scheduling), html (a self-contained page picturing the devices), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l strict -d 'Count warnings as errors, so they fail the run (default: strict in .dractl.yaml, else no).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-strict -d 'Turn off --strict.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l node -x -d 'Place everything on this node only.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l node-order -x -a 'first least-allocated most-allocated' -d 'Which feasible node wins: the first in inventory order, or the one with the fewest / most allocated devices.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l explain -x -d 'Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).'
@@ -252,14 +261,20 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden -r -F -d 
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l update -d 'With --golden: write FILE instead.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
-complete -c dractl -n '__fish_seen_subcommand_from allocate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with this code (repeatable; adds to the config file\'s ignore list).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l select -x -d 'Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l skip-kinds -x -d 'Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l reject-kinds -x -d 'Report documents of these kinds as errors (DRA0015).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l exit-zero -d 'Exit 0 even when there are findings or failures (2 still means a usage or I/O error).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l statistics -d 'Print how often each code occurs instead of the findings.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l exclude -x -d 'Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l force-exclude -d 'Apply excludes to files named on the command line too (for pre-commit, which passes file names).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s j -l jobs -x -d 'Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l config -r -F -d 'Settings file to use instead of the nearest .dractl.yaml in the working directory or above.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-config -d 'Ignore .dractl.yaml files.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
-complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-color -d 'Never colour the output.'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-color -d 'Never colour the output (= --color never).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l color -x -a 'auto always never' -d 'Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s q -l quiet -d 'Print only errors and the result.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -F
@@ -271,13 +286,22 @@ complete -c dractl -n '__fish_seen_subcommand_from env' -l node -x -d 'Place eve
 complete -c dractl -n '__fish_seen_subcommand_from env' -l timeout -x -d 'Seconds the allocator may search per pod and node (kube-scheduler\'s filterTimeout).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
-complete -c dractl -n '__fish_seen_subcommand_from env' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with this code (repeatable; adds to the config file\'s ignore list).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l select -x -d 'Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l skip-kinds -x -d 'Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l reject-kinds -x -d 'Report documents of these kinds as errors (DRA0015).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l exit-zero -d 'Exit 0 even when there are findings or failures (2 still means a usage or I/O error).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l force-exclude -d 'Apply excludes to files named on the command line too (for pre-commit, which passes file names).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l update -d 'With --golden: write FILE instead.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -s q -l quiet -d 'Print only errors and the result.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l exclude -x -d 'Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -s j -l jobs -x -d 'Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l config -r -F -d 'Settings file to use instead of the nearest .dractl.yaml in the working directory or above.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l no-config -d 'Ignore .dractl.yaml files.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
-complete -c dractl -n '__fish_seen_subcommand_from env' -l no-color -d 'Never colour the output.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l no-color -d 'Never colour the output (= --color never).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l color -x -a 'auto always never' -d 'Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -F
 complete -c dractl -n '__fish_seen_subcommand_from gates' -l kube-version -x -d 'The release (1.34 to 1.37, or 1.38 as a preview; 1.37.2 and v1.37 mean 1.37).'
@@ -300,17 +324,21 @@ complete -c dractl -n '__fish_seen_subcommand_from capacity' -l golden -r -F -d 
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l update -d 'With --golden: write FILE instead.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
-complete -c dractl -n '__fish_seen_subcommand_from capacity' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with this code (repeatable; adds to the config file\'s ignore list).'
+complete -c dractl -n '__fish_seen_subcommand_from capacity' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l config -r -F -d 'Settings file to use instead of the nearest .dractl.yaml in the working directory or above.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l no-config -d 'Ignore .dractl.yaml files.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
-complete -c dractl -n '__fish_seen_subcommand_from capacity' -l no-color -d 'Never colour the output.'
+complete -c dractl -n '__fish_seen_subcommand_from capacity' -l no-color -d 'Never colour the output (= --color never).'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -s q -l quiet -d 'Print only errors and the result.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -F
+complete -c dractl -n '__fish_seen_subcommand_from inventories' -s o -l output -x -a 'text json' -d 'Output format of the list: text or json.'
 complete -c dractl -n '__fish_seen_subcommand_from inventories' -s h -l help -d 'Show this message and exit.'
+complete -c dractl -n '__fish_seen_subcommand_from inventories' -F
 complete -c dractl -n '__fish_seen_subcommand_from codes' -s o -l output -x -a 'text json markdown' -d 'Output format: text, json or markdown (a table).'
 complete -c dractl -n '__fish_seen_subcommand_from codes' -s h -l help -d 'Show this message and exit.'
+complete -c dractl -n '__fish_seen_subcommand_from codes' -F
 complete -c dractl -n '__fish_seen_subcommand_from completion' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from completion' -x -a 'bash zsh fish'
+complete -c dractl -n '__fish_seen_subcommand_from version' -s o -l output -x -a 'text json' -d 'text, or json: the Kubernetes versions, schema sources and feature gates too.'
 complete -c dractl -n '__fish_seen_subcommand_from version' -s h -l help -d 'Show this message and exit.'

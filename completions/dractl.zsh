@@ -9,7 +9,7 @@ _dractl_codes() {
     'DRA0001:YAML or JSON syntax error'
     'DRA0002:a document is not a mapping (object)'
     'DRA0003:a document has no apiVersion or kind'
-    'DRA0004:a kind dractl does not read; the document is skipped'
+    'DRA0004:a kind dractl does not read in a DRA API group, or a near miss of one it reads; the document is skipped'
     'DRA0005:a mapping repeats a key'
     'DRA0006:the file is not valid UTF-8 (or UTF-16/32 with a BOM)'
     'DRA0007:the file holds no documents'
@@ -20,6 +20,7 @@ _dractl_codes() {
     'DRA0012:a path cannot be read'
     'DRA0013:a path is not a regular file or directory, or a symlink loop; skipped'
     'DRA0014:an item of a List is not a mapping'
+    'DRA0015:a document of a kind rejected with --reject-kinds'
     'DRA0101:unknown field (strict decoding, as kubectl --validate=strict)'
     'DRA0102:value has the wrong type for its field'
     'DRA0103:required field missing'
@@ -237,10 +238,10 @@ _dractl() {
         'env:Resolve device attributes into container env after a dry run (dractl'\''s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
         'gates:Print every feature gate dractl knows for a release, with stage, default and lock.'
         'capacity:Availability per pool (KEP-5677'\''s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
-        'inventories:List the built-in sample inventories (use with --inventory builtin:NAME).'
-        'codes:List every finding code dractl can report, with its severity and meaning.'
+        'inventories:List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME` prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up.'
+        'codes:List every finding code dractl can report, or explain one: `dractl codes DRA1009`.'
         'completion:Print a shell completion script (commands, options, values, finding codes).'
-        'version:Print the version.'
+        'version:Print the version (-o json: with the Kubernetes versions and schemas it carries).'
       )
       _describe -t commands 'dractl command' commands && ret=0
       ;;
@@ -254,7 +255,12 @@ _dractl() {
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
             '(--strict --no-strict)--strict[Count warnings as errors (default: strict in .dractl.yaml, else no).]' \
             '(--strict --no-strict)--no-strict[Turn off --strict.]' \
-            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
+            '*--reject-kinds[Report documents of these kinds as errors (DRA0015).]:reject-kinds: ' \
+            '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
+            '--statistics[Print how often each code occurs instead of the findings.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
@@ -263,7 +269,8 @@ _dractl() {
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
-            '--no-color[Never colour the output.]' \
+            '--no-color[Never colour the output (= --color never).]' \
+            '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:files, directories (recursive) or - for stdin:_files' && ret=0
@@ -272,6 +279,8 @@ _dractl() {
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).]:inventory:_dractl_inventory' \
             '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), html (a self-contained page picturing the devices), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json yaml html junit sarif github)' \
+            '(--strict --no-strict)--strict[Count warnings as errors, so they fail the run (default: strict in .dractl.yaml, else no).]' \
+            '(--strict --no-strict)--no-strict[Turn off --strict.]' \
             '--node[Place everything on this node only.]:node: ' \
             '--node-order[Which feasible node wins: the first in inventory order, or the one with the fewest / most allocated devices.]:node-order:(first least-allocated most-allocated)' \
             '--explain[Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).]:explain: ' \
@@ -281,14 +290,20 @@ _dractl() {
             '--update[With --golden: write FILE instead.]' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
-            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
+            '*--reject-kinds[Report documents of these kinds as errors (DRA0015).]:reject-kinds: ' \
+            '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
+            '--statistics[Print how often each code occurs instead of the findings.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
-            '--no-color[Never colour the output.]' \
+            '--no-color[Never colour the output (= --color never).]' \
+            '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests: files, directories (recursive) or - for stdin:_files' && ret=0
@@ -303,13 +318,22 @@ _dractl() {
             '--timeout[Seconds the allocator may search per pod and node (kube-scheduler'\''s filterTimeout).]:timeout: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
-            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
+            '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
+            '*--reject-kinds[Report documents of these kinds as errors (DRA0015).]:reject-kinds: ' \
+            '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
+            '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
+            '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
+            '--update[With --golden: write FILE instead.]' \
+            '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
-            '--no-color[Never colour the output.]' \
+            '--no-color[Never colour the output (= --color never).]' \
+            '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests: files, directories (recursive) or - for stdin:_files' && ret=0
           ;;
@@ -338,23 +362,26 @@ _dractl() {
             '--update[With --golden: write FILE instead.]' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
-            '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
+            '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
-            '--no-color[Never colour the output.]' \
+            '--no-color[Never colour the output (= --color never).]' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests placed first (files, directories or - for stdin):_files' && ret=0
           ;;
         inventories)
           _arguments -s \
-            '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
+            '(-o --output)'{-o,--output}'[Output format of the list: text or json.]:output:(text json)' \
+            '(- *)'{-h,--help}'[Show this message and exit.]' \
+            '*:show name: print that inventory'\''s yaml:_files' && ret=0
           ;;
         codes)
           _arguments -s \
             '(-o --output)'{-o,--output}'[Output format: text, json or markdown (a table).]:output:(text json markdown)' \
-            '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
+            '(- *)'{-h,--help}'[Show this message and exit.]' \
+            '1:explain this code (what it checks, why, an example and the fix):_files' && ret=0
           ;;
         completion)
           _arguments -s \
@@ -363,6 +390,7 @@ _dractl() {
           ;;
         version)
           _arguments -s \
+            '(-o --output)'{-o,--output}'[text, or json: the Kubernetes versions, schema sources and feature gates too.]:output:(text json)' \
             '(- *)'{-h,--help}'[Show this message and exit.]' && ret=0
           ;;
       esac

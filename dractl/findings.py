@@ -7,6 +7,7 @@ document's source positions, so rules never deal with positions themselves.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
 from typing import Iterable, Union
 
@@ -89,12 +90,18 @@ def warning(code: str, message: str, path: Path = ()) -> Finding:
 
 @dataclass
 class RuleDoc:
-    """One row of the finding-code table (README, `dractl codes`, SARIF rules)."""
+    """One row of the finding-code table (README, `dractl codes`, SARIF rules).
+
+    The long explanation of a code (what it checks, why, a failing example, the fix) lives next
+    to the module that registers it, in `<module>.codes.md` (e.g. dractl/validate/rules/claims.py
+    -> claims.codes.md), read only by `dractl codes CODE` and `-o sarif`
+    (dractl/report/code_docs.py); `modules` names the registering modules."""
 
     code: str
     severity: str
     summary: str
     origin: str = "apiserver"  # apiserver | schema | loader | dractl (lint) | scheduler
+    modules: tuple = ()
 
 
 # Registry of every code dractl can emit; modules register their rows at import time.
@@ -104,5 +111,8 @@ CODES: dict[str, RuleDoc] = {}
 def register(code: str, severity: str, summary: str, origin: str = "apiserver") -> str:
     if code in CODES and CODES[code].summary != summary:
         raise RuntimeError(f"finding code {code} registered twice with different meanings")
-    CODES[code] = RuleDoc(code, severity, summary, origin)
+    module = sys._getframe(1).f_globals.get("__name__", "")
+    known = CODES[code].modules if code in CODES else ()
+    CODES[code] = RuleDoc(code, severity, summary, origin,
+                          known + ((module,) if module and module not in known else ()))
     return code

@@ -37,7 +37,10 @@ def allocate(
         help="Cluster state to schedule against (repeatable): files or a built-in sample "
              "inventory (see `dractl inventories`). Replaces inventory in .dractl.yaml."),
     output: AllocateFormat = OUTPUT_OPTION,
-    node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
+    strict: Optional[bool] = typer.Option(None, "--strict/--no-strict",
+                                          help="Count warnings as errors, so they fail the run "
+                                               "(default: strict in .dractl.yaml, else no)."),
+    node: Optional[str] = typer.Option(None, "--node", metavar="NODE", help="Place everything on this node only."),
     node_order: NodeOrder = typer.Option(NodeOrder.first, "--node-order",
                                          help="Which feasible node wins: the first in inventory "
                                               "order, or the one with the fewest / most allocated devices."),
@@ -45,7 +48,7 @@ def allocate(
                                           help="Per-node, per-request, per-device reasoning for "
                                                "this pod, or for the pods using this claim (name, "
                                                "namespace/name, or * for all)."),
-    timeout: float = typer.Option(10.0, "--timeout", help="Seconds the allocator may search per pod "
+    timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     no_controller_simulation: bool = typer.Option(
         False, "--no-controller-simulation",
@@ -55,6 +58,11 @@ def allocate(
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
+    select: Optional[List[str]] = common.SELECT_OPTION,
+    skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
+    reject_kinds: Optional[List[str]] = common.REJECT_KINDS_OPTION,
+    exit_zero: bool = common.EXIT_ZERO_OPTION,
+    statistics: bool = common.STATISTICS_OPTION,
     exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
     force_exclude: bool = common.FORCE_EXCLUDE_OPTION,
     jobs: Optional[int] = common.JOBS_OPTION,
@@ -62,6 +70,7 @@ def allocate(
     no_config: bool = common.NO_CONFIG_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
+    color: common.ColorMode = common.COLOR_OPTION,
     quiet: bool = common.QUIET_OPTION,
     debug: bool = common.DEBUG_OPTION,
 ) -> None:
@@ -81,11 +90,37 @@ def allocate(
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
-                        jobs=jobs)
+                        jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,
+                        reject_kinds=reject_kinds)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,
                           simulate_controllers=not no_controller_simulation)
-    result = dry_run(paths or [], s.check_options(progress=not quiet), dry, command=ALLOCATE)
+    result = dry_run(paths or [], s.check_options(progress=not quiet, apply_strict=True), dry,
+                     command=ALLOCATE)
+    check_explain(explain, result.plan)
     outputs.emit(result, output.value, quiet=quiet, explain=explain, golden=golden,
-                 update=update, no_color=no_color)
+                 update=update, no_color=no_color, color=color, exit_zero=exit_zero,
+                 statistics=statistics)
+
+
+def check_explain(explain: str | None, plan) -> None:
+    """--explain names a pod or claim of the dry run (or `*`); anything else is a usage error
+    with the closest name, not a run that silently explains nothing."""
+    if explain is None or explain == "*":
+        return
+    names: set[str] = set()
+    for p in plan.pods:
+        names.update((p.name, f"{p.namespace}/{p.name}"))
+        for ref in p.claims:
+            if ref.claim is not None:
+                names.update((ref.claim.name, ref.claim.ref))
+    for c in plan.claims:
+        names.update((c.name, f"{c.namespace}/{c.name}"))
+    if explain in names:
+        return
+    from dractl.suggest import closest_match
+
+    guess = closest_match(explain, sorted(names))
+    hint = f"; did you mean {guess}?" if guess else ""
+    raise common.UsageError(f"--explain {explain}: no pod or claim of that name in the dry run{hint}")

@@ -6,7 +6,7 @@ import gc
 import os
 import sys
 from enum import Enum
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -29,6 +29,18 @@ app = typer.Typer(
 )
 
 
+def _completion_scripts() -> None:
+    # Only when completion is asked for: it imports Typer's completion modules.
+    if any(a in ("--install-completion", "--show-completion") for a in sys.argv[1:]) or \
+            os.environ.get("_DRACTL_COMPLETE"):
+        from dractl.cli.completion import install_dynamic_scripts
+
+        install_dynamic_scripts()
+
+
+_completion_scripts()
+
+
 def _version_callback(value: bool) -> None:
     if value:
         typer.echo(f"dractl {__version__}")
@@ -43,31 +55,67 @@ def _root(
     """Validate Kubernetes DRA manifests and dry-run their scheduling offline."""
 
 
-app.command("validate")(validate)
-app.command("allocate")(allocate)
-app.command("env")(env)
-app.command("gates")(gates)
-app.command("capacity")(capacity)
+# Short help written out: click cuts a docstring's first sentence at 45 characters with "...".
+app.command("validate", short_help="Validate manifests like the API server would, and lint them.")(validate)
+app.command("allocate", short_help="Dry-run scheduling: which node and devices each pod gets.")(allocate)
+app.command("env", short_help="Env values containers would see from device attributes.")(env)
+app.command("gates", short_help="Feature gates of a Kubernetes release: stage, default, lock.")(gates)
+app.command("capacity", short_help="What is left per pool and node; how many more pods fit.")(capacity)
 
 
-@app.command("inventories")
-def inventories() -> None:
-    """List the built-in sample inventories (use with --inventory builtin:NAME)."""
-    from dractl.inventories import list_inventories
+class ListFormat(str, Enum):
+    text = "text"
+    json = "json"
 
-    for name, description in list_inventories():
-        typer.echo(f"{name:<16} {description}")
+
+@app.command("inventories", short_help="List or show the built-in sample inventories.")
+def inventories(
+    action: Optional[List[str]] = typer.Argument(None, metavar="[show NAME]",
+                                                 help="show NAME: print that inventory's YAML."),
+    output: ListFormat = typer.Option(ListFormat.text, "--output", "-o",
+                                      help="Output format of the list: text or json."),
+) -> None:
+    """List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME`
+    prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up."""
+    from dractl.report import inventory_info
+
+    if not action:
+        if output is ListFormat.json:
+            from dractl.report.findings_json import dumps
+
+            sys.stdout.write(dumps(inventory_info.inventories_document()))
+        else:
+            sys.stdout.write(inventory_info.inventories_text())
+        return
+    if action[0] != "show" or len(action) != 2:
+        raise common.UsageError("inventories: expected nothing or `show NAME` "
+                                f"(got {' '.join(action)!r})")
+    try:
+        sys.stdout.write(inventory_info.inventory_text(action[1]))
+    except inventory_info.UnknownInventory as exc:
+        raise common.UsageError(f"inventories show: {exc}") from None
 
 
 CodesFormat, CODES_OUTPUT_OPTION = common.output_option("codes")
 
 
-@app.command("codes")
-def codes(output: CodesFormat = CODES_OUTPUT_OPTION) -> None:
-    """List every finding code dractl can report, with its severity and meaning."""
+@app.command("codes", short_help="List the finding codes, or explain one.")
+def codes(code: Optional[str] = typer.Argument(None, metavar="[CODE]",
+                                               help="Explain this code (what it checks, why, an "
+                                                    "example and the fix)."),
+          output: CodesFormat = CODES_OUTPUT_OPTION) -> None:
+    """List every finding code dractl can report, or explain one: `dractl codes DRA1009`."""
     from dractl.report.registry import render
 
-    sys.stdout.write(render(output.value, _CodesResult()))
+    if code is None:
+        sys.stdout.write(render(output.value, _CodesResult()))
+        return
+    from dractl.report.codes import explain_code
+
+    try:
+        sys.stdout.write(explain_code(code, output.value))
+    except LookupError as exc:
+        raise common.UsageError(str(exc.args[0])) from None
 
 
 class _CodesResult:
@@ -82,7 +130,7 @@ class Shell(str, Enum):
     fish = "fish"
 
 
-@app.command("completion")
+@app.command("completion", short_help="Print a shell completion script.")
 def completion(shell: Shell = typer.Argument(..., metavar="SHELL",
                                              help="bash, zsh or fish.")) -> None:
     """Print a shell completion script (commands, options, values, finding codes).
@@ -96,9 +144,17 @@ def completion(shell: Shell = typer.Argument(..., metavar="SHELL",
     sys.stdout.write(render(shell.value, app))
 
 
-@app.command("version")
-def version_cmd() -> None:
-    """Print the version."""
+@app.command("version", short_help="Print the version (-o json: with what it carries).")
+def version_cmd(output: ListFormat = typer.Option(ListFormat.text, "--output", "-o",
+                                                  help="text, or json: the Kubernetes versions, "
+                                                       "schema sources and feature gates too.")) -> None:
+    """Print the version (-o json: with the Kubernetes versions and schemas it carries)."""
+    if output is ListFormat.json:
+        from dractl.report.findings_json import dumps
+        from dractl.report.version_info import version_document
+
+        sys.stdout.write(dumps(version_document()))
+        return
     typer.echo(f"dractl {__version__}")
 
 
@@ -117,7 +173,12 @@ def main() -> None:
     try:
         # Standalone mode: the CLI library reports usage errors itself (exit status 2) and turns
         # typer.Exit into SystemExit with our status.
-        app(prog_name="dractl")
+        from dractl.cli.argv import normalise
+
+        args = normalise(sys.argv[1:])
+        if not args:  # bare `dractl`: the help is the answer, not a usage error
+            args = ["--help"]
+        app(args=args, prog_name="dractl")
     except common.UsageError as exc:
         typer.echo(f"dractl: {exc}", err=True)
         sys.exit(2)

@@ -107,17 +107,18 @@ class Settings:
     exclude: Callable[[str], bool] | None
     force_exclude: bool
     extra_ignore: Callable[[str], frozenset] | None = None
+    kinds: object = None  # dractl.validate.pipeline.KindFilter, or None
 
     def check_options(self, *, progress: bool = False,
                       apply_strict: bool = False) -> "CheckOptions":
-        """apply_strict: this command honours --strict / strict in .dractl.yaml (only validate
-        does; a dry run's exit status does not depend on warnings)."""
+        """apply_strict: this command honours --strict / strict in .dractl.yaml (validate and
+        allocate do; env and capacity report values, not findings)."""
         from dractl.pipeline import CheckOptions
 
         return CheckOptions(gates=self.gates, limits=self.limits, ignore=self.ignore,
                             strict=apply_strict and self.strict, jobs=self.jobs, exclude=self.exclude,
                             extra_ignore=self.extra_ignore, explicit_excluded=self.force_exclude,
-                            progress=progress)
+                            progress=progress, kinds=self.kinds)
 
 
 def load_config(config_path: str | None, no_config: bool) -> "Config":
@@ -136,7 +137,8 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
              ignore: list[str] | None = None, strict: bool | None = None,
              inventory: list[str] | None = None, exclude: list[str] | None = None,
              force_exclude: bool = False, max_file_size: str = "64Mi",
-             jobs: int | None = None) -> Settings:
+             jobs: int | None = None, select: list[str] | None = None,
+             skip_kinds: list[str] | None = None, reject_kinds: list[str] | None = None) -> Settings:
     from dractl.config import PathMatcher
     from dractl.load.limits import Limits
 
@@ -161,12 +163,38 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
 
     return Settings(
         config=config, gates=gates,
-        ignore=frozenset(config.ignore) | frozenset(ignore or ()),
+        ignore=_ignored(ignore, select, config),
         strict=strict if strict is not None else bool(config.strict),
         inventory=list(inventory) if inventory else config.inventory_args(),
         limits=Limits(max_file_bytes=parse_size(max_file_size)),
         jobs=jobs, exclude=(lambda name: any(m.matches(name) for m in matchers)) if matchers else None,
-        force_exclude=force_exclude, extra_ignore=extra_ignore if per_path else None)
+        force_exclude=force_exclude, extra_ignore=extra_ignore if per_path else None,
+        kinds=_kind_filter(skip_kinds, reject_kinds))
+
+
+def _kind_filter(skip: list[str] | None, reject: list[str] | None):
+    """kubeconform's -skip/-reject: comma-separated, repeatable kinds or apiVersion/kind."""
+    def names(values) -> frozenset:
+        return frozenset(p.strip() for v in values or () for p in v.split(",") if p.strip())
+
+    if not (names(skip) or names(reject)):
+        return None
+    from dractl.validate.pipeline import KindFilter
+
+    both = names(skip) & names(reject)
+    if both:
+        raise UsageError(f"--skip-kinds and --reject-kinds both name {', '.join(sorted(both))}")
+    return KindFilter(skip=names(skip), reject=names(reject))
+
+
+def _ignored(ignore, select, config) -> frozenset:
+    """Codes not to report (config ignore, --ignore, everything outside --select); loading the
+    code table only when one of them is given."""
+    if not (ignore or select or config.ignore):
+        return frozenset()
+    from dractl.cli.selection import ignored_codes
+
+    return ignored_codes(ignore, select, config.ignore, _config_name(config))
 
 
 def all_codes():
@@ -180,15 +208,30 @@ def is_terminal(stream) -> bool:
     return _is_terminal(stream)
 
 
-def make_console(no_color: bool, stderr: bool = False) -> Console:
+def color_mode(no_color: bool, color: str = "auto") -> str:
+    """always | never | auto: --no-color and --color win, then NO_COLOR and FORCE_COLOR (set and
+    not empty, as no-color.org and force-color.org define them)."""
+    if no_color or color == "never":
+        return "never"
+    if color == "always":
+        return "always"
+    if os.environ.get("NO_COLOR"):
+        return "never"
+    if os.environ.get("FORCE_COLOR"):
+        return "always"
+    return "auto"
+
+
+def make_console(no_color: bool, stderr: bool = False, color: str = "auto") -> Console:
     from rich.console import Console  # rich costs ~25 ms to import: only for text output
 
-    no_color = no_color or "NO_COLOR" in os.environ
+    mode = color_mode(no_color, color)
     stream = sys.stderr if stderr else sys.stdout
     # Piped output (CI logs, files, golden tests) is never wrapped or cut at 80 columns.
     width = None if _is_terminal(stream) else 10_000
-    return Console(file=stream, no_color=no_color, highlight=False, markup=False, emoji=False,
-                   soft_wrap=True, width=width, force_terminal=None if not no_color else False)
+    force = {"always": True, "never": False}.get(mode)
+    return Console(file=stream, no_color=mode == "never", highlight=False, markup=False,
+                   emoji=False, soft_wrap=True, width=width, force_terminal=force)
 
 
 def _is_terminal(stream) -> bool:
@@ -216,12 +259,37 @@ KUBE_VERSION_OPTION = typer.Option(None, "--kube-version", help="Kubernetes vers
                                    "or kubeVersion in .dractl.yaml).")
 FEATURE_GATES_OPTION = typer.Option(None, "--feature-gates", metavar="Name=true,Other=false",
                                     help="Override feature gates like a Kubernetes component.")
-NO_COLOR_OPTION = typer.Option(False, "--no-color", help="Never colour the output.")
+NO_COLOR_OPTION = typer.Option(False, "--no-color", help="Never colour the output (= --color never).")
+
+
+class ColorMode(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+COLOR_OPTION = typer.Option(ColorMode.auto, "--color",
+                            help="Colour text output: auto (on terminals, unless NO_COLOR is set; "
+                                 "FORCE_COLOR forces it), always or never.")
+SELECT_OPTION = typer.Option(None, "--select", metavar="CODES", autocompletion=_complete_codes,
+                             help="Report only these codes or prefixes (comma-separated, "
+                                  "repeatable; e.g. DRA1,DRA2003).")
+EXIT_ZERO_OPTION = typer.Option(False, "--exit-zero",
+                                help="Exit 0 even when there are findings or failures (2 still "
+                                     "means a usage or I/O error).")
+SKIP_KINDS_OPTION = typer.Option(None, "--skip-kinds", metavar="KINDS",
+                                 help="Skip documents of these kinds (comma-separated Kind or "
+                                      "apiVersion/Kind, repeatable): counted as skipped.")
+REJECT_KINDS_OPTION = typer.Option(None, "--reject-kinds", metavar="KINDS",
+                                   help="Report documents of these kinds as errors (DRA0015).")
+STATISTICS_OPTION = typer.Option(False, "--statistics",
+                                 help="Print how often each code occurs instead of the findings.")
 QUIET_OPTION = typer.Option(False, "--quiet", "-q", help="Print only errors and the result.")
-IGNORE_OPTION = typer.Option(None, "--ignore", metavar="CODE", autocompletion=_complete_codes,
-                             help="Drop findings with this code (repeatable; adds to the config "
-                                  "file's ignore list).")
-MAX_FILE_SIZE_OPTION = typer.Option("64Mi", "--max-file-size",
+IGNORE_OPTION = typer.Option(None, "--ignore", metavar="CODES", autocompletion=_complete_codes,
+                             help="Drop findings with these codes or prefixes (comma-separated, "
+                                  "repeatable, e.g. DRA2003,DRA6; adds to the config file's "
+                                  "ignore list).")
+MAX_FILE_SIZE_OPTION = typer.Option("64Mi", "--max-file-size", metavar="SIZE",
                                     help="Skip (with an error) files larger than this.")
 DEBUG_OPTION = typer.Option(False, "--debug", help="Show Python tracebacks of internal errors.",
                             hidden=True)

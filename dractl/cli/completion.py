@@ -24,6 +24,37 @@ _VALUE_KIND = {"inventory": "inventory", "ignore": "code", "config": "file", "go
 
 # -- dynamic completion (Typer's --install-completion) ------------------------------------------
 
+# Typer's bash script sends bash's words to dractl, but bash splits words at ':' (COMP_WORDBREAKS),
+# so `--inventory builtin:ex<TAB>` arrived as `builtin` `:` `ex` and nothing matched. This one
+# sends the line up to the cursor as typed (the current word last; `''` for an empty one) and
+# hands back to bash only the part of each value after the current word's last ':'.
+BASH_DYNAMIC_SCRIPT = r"""
+%(complete_func)s() {
+    local IFS=$'\n'
+    local line="${COMP_LINE:0:COMP_POINT}"
+    [[ "$line" == *[[:space:]] ]] && line="$line''"
+    local cur="${line##*[[:space:]]}"
+    COMPREPLY=( $( env COMP_WORDS="$line" COMP_CWORD=-1 \
+                   %(autocomplete_var)s=complete_bash $1 ) )
+    if [[ "$cur" == *:* && "$COMP_WORDBREAKS" == *:* ]]; then
+        local prefix="${cur%%"${cur##*:}"}" i
+        for i in "${!COMPREPLY[@]}"; do COMPREPLY[$i]="${COMPREPLY[$i]#"$prefix"}"; done
+    fi
+    return 0
+}
+
+complete -o default -F %(complete_func)s %(prog_name)s
+"""
+
+
+def install_dynamic_scripts() -> None:
+    """Make Typer's --install-completion / --show-completion (and its bash completion class)
+    use BASH_DYNAMIC_SCRIPT."""
+    from typer import _completion_classes, _completion_shared
+
+    _completion_shared._completion_scripts["bash"] = BASH_DYNAMIC_SCRIPT
+    _completion_classes.BashComplete.source_template = BASH_DYNAMIC_SCRIPT
+
 def complete_codes(incomplete: str) -> list[tuple[str, str]]:
     from dractl.cli.common import all_codes
 

@@ -27,18 +27,27 @@ def env(
                                   help="Instead of env vars, print the KEP-5304 device metadata "
                                        "files each container would see (path and predicted JSON "
                                        "content; the real content comes from the driver)."),
-    node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
-    timeout: float = typer.Option(10.0, "--timeout", help="Seconds the allocator may search per pod "
+    node: Optional[str] = typer.Option(None, "--node", metavar="NODE", help="Place everything on this node only."),
+    timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
+    select: Optional[List[str]] = common.SELECT_OPTION,
+    skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
+    reject_kinds: Optional[List[str]] = common.REJECT_KINDS_OPTION,
+    exit_zero: bool = common.EXIT_ZERO_OPTION,
+    force_exclude: bool = common.FORCE_EXCLUDE_OPTION,
+    golden: Optional[str] = common.GOLDEN_OPTION,
+    update: bool = common.UPDATE_OPTION,
+    quiet: bool = common.QUIET_OPTION,
     exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
     jobs: Optional[int] = common.JOBS_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
     no_config: bool = common.NO_CONFIG_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
+    color: common.ColorMode = common.COLOR_OPTION,
     debug: bool = common.DEBUG_OPTION,
 ) -> None:
     """Resolve device attributes into container env after a dry run (dractl's extension
@@ -49,12 +58,18 @@ def env(
     """
     from dractl.pipeline import ENV, METADATA, dry_run
 
+    if update and not golden:
+        raise common.UsageError("--update needs --golden FILE")
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
-                        exclude=exclude, max_file_size=max_file_size, jobs=jobs)
+                        exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
+                        jobs=jobs, select=select, skip_kinds=skip_kinds,
+                        reject_kinds=reject_kinds)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=NodeOrder.first, timeout=timeout,
                           lenient_env=lenient)
-    result = dry_run(paths or [], s.check_options(), dry, command=METADATA if metadata else ENV)
-    outputs.emit(result, output.value, no_color=no_color)
+    result = dry_run(paths or [], s.check_options(progress=not quiet), dry,
+                     command=METADATA if metadata else ENV)
+    outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
+                 no_color=no_color, color=color, exit_zero=exit_zero)

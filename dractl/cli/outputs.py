@@ -119,24 +119,53 @@ def _umask() -> int:
 
 
 def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | None = None,
-         golden: str | None = None, update: bool = False, no_color: bool = False) -> None:
+         golden: str | None = None, update: bool = False, no_color: bool = False,
+         color: str = "auto", exit_zero: bool = False, statistics: bool = False) -> None:
     """Render `result` in format `output`, emit it and exit with the contract's status."""
     from dractl.report.registry import View, render
 
-    rendered = render(output, result, View(quiet=quiet, explain=explain))
+    mode = common.color_mode(no_color, getattr(color, "value", color))
+    if statistics:
+        from dractl.report.statistics import report as statistics_report
+
+        rendered = statistics_report(result, View(quiet=quiet))
+    else:
+        rendered = render(output, result, View(quiet=quiet, explain=explain))
     if isinstance(rendered, str):
         text, draw = rendered, None
-    elif golden or not common.is_terminal(sys.stdout):
+    elif golden or (not common.is_terminal(sys.stdout) and mode != "always"):
         text, draw = stable_text(rendered.draw, plain=rendered.plain), None
     else:
         text, draw = None, rendered.draw
-    finish(text, draw, golden=golden, update=update, no_color=no_color,
+    if output == "github" and not statistics and not golden:
+        _step_summary(result)
+    if result.files == 0 and not result.usage_failed:
+        # Not an error (pre-commit passes only excluded files on some commits), but never a
+        # silent "0 files" success either.
+        typer.echo("dractl: warning: no files were checked (every path was excluded or holds no "
+                   "*.yaml, *.yml or *.json)", err=True)
+    finish(text, draw, golden=golden, update=update, no_color=mode == "never",
            usage_errors=result.usage_errors, usage_failed=result.usage_failed,
-           failed=result.failed())
+           failed=result.failed() and not exit_zero, color=mode)
+
+
+def _step_summary(result: "Result") -> None:
+    """-o github in a GitHub Actions job: the findings (or the plan's counts) as Markdown in the
+    job summary, when the runner provides $GITHUB_STEP_SUMMARY."""
+    from dractl.report import step_summary
+
+    if result.plan is None:
+        text = step_summary.validate_summary(result.findings, result.files, result.documents_read)
+    else:
+        text = step_summary.allocate_summary(result.plan, result.ci_findings())
+    problem = step_summary.write(text)
+    if problem:
+        typer.echo(f"dractl: warning: {problem}", err=True)
 
 
 def finish(text: str | None, render_text: Callable, *, golden: str | None, update: bool,
-           no_color: bool, usage_errors: list[str], usage_failed: bool, failed: bool) -> None:
+           no_color: bool, usage_errors: list[str], usage_failed: bool, failed: bool,
+           color: str = "auto") -> None:
     """Emit the output (or compare it with a golden file) and exit with the contract's status:
     2 usage/I/O error, then with --golden the comparison's result, else 1 when `failed`."""
     matched = True
@@ -145,7 +174,7 @@ def finish(text: str | None, render_text: Callable, *, golden: str | None, updat
     elif text is not None:
         write(text)
     else:
-        render_text(common.make_console(no_color))
+        render_text(common.make_console(no_color, color=color))
     for message in usage_errors:
         typer.echo(f"dractl: {message}", err=True)
     if usage_failed:

@@ -21,6 +21,11 @@ def validate(
                                           help="Count warnings as errors (default: strict in "
                                                ".dractl.yaml, else no)."),
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
+    select: Optional[List[str]] = common.SELECT_OPTION,
+    skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
+    reject_kinds: Optional[List[str]] = common.REJECT_KINDS_OPTION,
+    exit_zero: bool = common.EXIT_ZERO_OPTION,
+    statistics: bool = common.STATISTICS_OPTION,
     exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
     force_exclude: bool = common.FORCE_EXCLUDE_OPTION,
     jobs: Optional[int] = common.JOBS_OPTION,
@@ -30,6 +35,7 @@ def validate(
     update: bool = common.UPDATE_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
+    color: common.ColorMode = common.COLOR_OPTION,
     quiet: bool = common.QUIET_OPTION,
     debug: bool = common.DEBUG_OPTION,
 ) -> None:
@@ -44,7 +50,9 @@ def validate(
         raise common.UsageError("--update needs --golden FILE")
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
-                        force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs)
+                        force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
+                        select=select, skip_kinds=skip_kinds,
+                        reject_kinds=reject_kinds)
     result = check(paths, s.check_options(progress=not quiet, apply_strict=True))
     outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
-                 no_color=no_color)
+                 no_color=no_color, color=color, exit_zero=exit_zero, statistics=statistics)

@@ -19,8 +19,8 @@ from dractl.findings import ERROR, WARNING, Finding, register
 C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
 C_NOT_MAPPING = register("DRA0002", ERROR, "a document is not a mapping (object)", "loader")
 C_NO_TYPE = register("DRA0003", ERROR, "a document has no apiVersion or kind", "loader")
-C_UNKNOWN_KIND = register("DRA0004", WARNING, "a kind dractl does not read; the document is skipped",
-                          "loader")
+C_UNKNOWN_KIND = register("DRA0004", WARNING, "a kind dractl does not read in a DRA API group, or a "
+                          "near miss of one it reads; the document is skipped", "loader")
 C_DUPLICATE = register("DRA0005", ERROR, "a mapping repeats a key", "loader")
 C_ENCODING = register("DRA0006", ERROR, "the file is not valid UTF-8 (or UTF-16/32 with a BOM)",
                       "loader")
@@ -327,6 +327,18 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool =
         out.raw_documents += 1
 
 
+def _char_at(text: str, line: int, column: int) -> str:
+    """The character at a 0-based line and column of a YAML error mark ("" when out of range)."""
+    start = 0
+    for _ in range(line):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    row = text[start:end if end >= 0 else len(text)]
+    return row[column] if 0 <= column < len(row) else ""
+
+
 def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource,
                         limits: Limits) -> int | None:
     """Parse one segment; returns the absolute 0-based line of a syntax error, or None."""
@@ -344,6 +356,8 @@ def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource,
                 line = (mark.line if mark else 0) + offset
                 column = (mark.column + 1) if mark else 1
                 problem = exc.problem or "syntax error"
+                if mark is not None and _char_at(segment, mark.line, mark.column) == "\t":
+                    problem += ": a tab (YAML indents with spaces only)"
                 context = f" ({exc.context})" if exc.context else ""
                 # libyaml's own depth guard is a nesting finding, not a syntax error.
                 code = C_DEPTH if "nesting depth" in problem else C_SYNTAX

@@ -85,7 +85,9 @@ def _walk(root: str, limits: Limits, seen_dirs: set, seen_files: set) -> Iterato
             continue
         subdirs = []
         for entry in entries:
-            path = os.path.join(directory, entry.name)
+            # `dractl validate .` names files `bad.yaml`, not `./bad.yaml`: every format (and
+            # SARIF's normalised URIs) then shows the same name.
+            path = entry.name if directory in (".", "./") else os.path.join(directory, entry.name)
             try:
                 est = os.stat(path)
             except OSError as exc:

@@ -64,6 +64,7 @@ class _ChunkResult:
     io_errors: int
     files: int
     documents_read: int
+    skipped: dict = None             # kind -> documents of kinds that are not DRA's
 
 
 def default_jobs() -> int:
@@ -78,7 +79,8 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                    exclude: Callable[[str], bool] | None = None,
                    extra_ignore: Callable[[str], frozenset] | None = None,
                    explicit_excluded: bool = False, progress: bool = False,
-                   aliases: dict[str, str] | None = None, stdin: BinaryIO | None = None) -> Run:
+                   aliases: dict[str, str] | None = None, stdin: BinaryIO | None = None,
+                   kinds=None) -> Run:
     """Load and validate `paths` (like load_paths + validate_documents, plus excludes).
 
     exclude(name): skip a file found by walking a directory (and, with explicit_excluded, a file
@@ -97,7 +99,7 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
         return _validate_paths(paths, limits=limits, gates=gates, ignore=ignore, jobs=jobs,
                                exclude=exclude, extra_ignore=extra_ignore,
                                explicit_excluded=explicit_excluded, progress=progress,
-                               aliases=aliases, stdin=stdin)
+                               aliases=aliases, stdin=stdin, kinds=kinds)
     finally:
         if collecting:
             if _short_lived():
@@ -117,7 +119,7 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                     exclude: Callable[[str], bool] | None,
                     extra_ignore: Callable[[str], frozenset] | None,
                     explicit_excluded: bool, progress: bool,
-                    aliases: dict[str, str] | None, stdin: BinaryIO | None) -> Run:
+                    aliases: dict[str, str] | None, stdin: BinaryIO | None, kinds=None) -> Run:
     ignore = frozenset(ignore)
     items = select_sources(paths, limits, stdin=stdin, exclude=exclude,
                            explicit_excluded=explicit_excluded, aliases=aliases)
@@ -131,8 +133,8 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     chunks = list(_chunks(items, size, ignore_for))
     bar = _Progress(_count_files(items), enabled=progress)
     if not processes:
-        return _in_this_process(chunks, limits, gates, ignore_for, bar)
-    return _in_processes(chunks, limits, gates, ignore_for, bar, jobs)
+        return _in_this_process(chunks, limits, gates, ignore_for, bar, kinds)
+    return _in_processes(chunks, limits, gates, ignore_for, bar, jobs, kinds)
 
 
 def use_processes(items: list, jobs: int) -> bool:
@@ -145,11 +147,11 @@ def use_processes(items: list, jobs: int) -> bool:
 
 
 def _in_this_process(chunks, limits: Limits, gates: FeatureGates, ignore_for,
-                     bar: "_Progress") -> Run:
+                     bar: "_Progress", kinds=None) -> Run:
     try:
         results = []
         for chunk_items, chunk_ignore in chunks:
-            results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore))
+            results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore, kinds))
             bar.advance(_count_files(chunk_items))
     finally:
         bar.stop()
@@ -157,11 +159,11 @@ def _in_this_process(chunks, limits: Limits, gates: FeatureGates, ignore_for,
 
 
 def _in_processes(chunks, limits: Limits, gates: FeatureGates, ignore_for, bar: "_Progress",
-                  jobs: int) -> Run:
+                  jobs: int, kinds=None) -> Run:
     pool = _make_pool(min(jobs, len(chunks)))
     try:
         try:
-            results = _run_parallel(chunks, limits, gates, pool, bar)
+            results = _run_parallel(chunks, limits, gates, pool, bar, kinds)
         finally:
             bar.stop()
         return _merge(results, gates, ignore_for, lambda pairs: _locate_in_pool(pairs, pool, jobs))
@@ -207,16 +209,17 @@ def _count_files(items) -> int:
     return sum(1 for i in items if isinstance(i, Source))
 
 
-def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset) -> _ChunkResult:
+def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
+                 kinds=None) -> _ChunkResult:
     load = load_items(items, limits)
-    validated = validate_documents(load, gates, ignore=ignore, refs=False)
+    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds)
     return _ChunkResult(
         findings=validated.findings,
         documents=validated.documents,
         invalid=[i for i, d in enumerate(validated.documents) if id(d) in validated.invalid],
         docs=[DocInfo.of(d) for d in load.documents],
         usage_errors=load.usage_errors, io_errors=load.io_errors, files=load.files,
-        documents_read=load.documents_read)
+        documents_read=load.documents_read, skipped=validated.skipped)
 
 
 def _worker_init() -> None:
@@ -226,9 +229,9 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _check_chunk_in_worker(items, limits, gates, ignore) -> _ChunkResult:
+def _check_chunk_in_worker(items, limits, gates, ignore, kinds=None) -> _ChunkResult:
     # PositionIndex pickles without its caches (its __getstate__), so results stay small.
-    return _check_chunk(items, limits, gates, ignore)
+    return _check_chunk(items, limits, gates, ignore, kinds)
 
 
 def _make_pool(workers: int):
@@ -243,7 +246,7 @@ def _make_pool(workers: int):
 _POOL_BROKEN = (OSError, EOFError, MemoryError, RuntimeError)
 
 
-def _run_parallel(chunks, limits, gates, pool, bar: "_Progress") -> list[_ChunkResult]:
+def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None) -> list[_ChunkResult]:
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
@@ -252,7 +255,8 @@ def _run_parallel(chunks, limits, gates, pool, bar: "_Progress") -> list[_ChunkR
         futures = {}
         try:
             for i, (items, chunk_ignore) in enumerate(chunks):
-                futures[pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore)] = i
+                futures[pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore,
+                                    kinds)] = i
         except (BrokenProcessPool, *_POOL_BROKEN):
             pass  # whatever was not submitted runs below, in this process
         pending = set(futures)
@@ -269,7 +273,7 @@ def _run_parallel(chunks, limits, gates, pool, bar: "_Progress") -> list[_ChunkR
     for i, result in enumerate(results):
         if result is None:
             items, chunk_ignore = chunks[i]
-            results[i] = _check_chunk(items, limits, gates, chunk_ignore)
+            results[i] = _check_chunk(items, limits, gates, chunk_ignore, kinds)
             bar.advance(_count_files(items))
     return results  # type: ignore[return-value]
 
@@ -326,6 +330,8 @@ def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate)
         out.documents.extend(r.documents)
         out.invalid.update(id(out.documents[base + i]) for i in r.invalid)
         out.findings.extend(r.findings)
+        for kind, count in (r.skipped or {}).items():
+            out.skipped[kind] = out.skipped.get(kind, 0) + count
         run.docs.extend(r.docs)
         run.usage_errors.extend(r.usage_errors)
         run.io_errors += r.io_errors
@@ -357,8 +363,9 @@ def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -
 class _Progress:
     """A transient rich progress bar on stderr, shown only once a run has taken a while."""
 
-    def __init__(self, total: int, enabled: bool):
+    def __init__(self, total: int, enabled: bool, label: str = "validating", unit: str = "files"):
         self.total = total
+        self.label, self.unit = label, unit
         self.enabled = enabled and total > 0 and _stderr_is_terminal()
         self.start = time.monotonic()
         self.done = 0
@@ -384,10 +391,10 @@ class _Progress:
             TimeElapsedColumn
 
         console = Console(file=sys.stderr, highlight=False, markup=False, emoji=False)
-        self._bar = Progress(TextColumn("validating"), BarColumn(), MofNCompleteColumn(),
-                             TextColumn("files"), TimeElapsedColumn(), console=console,
+        self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
+                             TextColumn(self.unit), TimeElapsedColumn(), console=console,
                              transient=True)
-        self._task = self._bar.add_task("validate", total=self.total, completed=self.done)
+        self._task = self._bar.add_task(self.label, total=self.total, completed=self.done)
         self._bar.start()
 
     def stop(self) -> None:

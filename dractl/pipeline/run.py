@@ -13,13 +13,16 @@ process pool (dractl.pipeline.executor) -> cross-document references -> [dry run
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO, Callable
+from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from dractl.api.versions import FeatureGates
 from dractl.findings import ERROR, WARNING
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.pipeline.errors import UsageError
 from dractl.pipeline.result import ALLOCATE, VALIDATE, Result
+
+if TYPE_CHECKING:
+    from dractl.validate.pipeline import KindFilter
 
 
 @dataclass
@@ -36,6 +39,7 @@ class CheckOptions:
     explicit_excluded: bool = False      # exclude applies to files named explicitly too
     progress: bool = False               # a progress bar on a terminal's stderr
     stdin: BinaryIO | None = None        # what "-" reads (default: sys.stdin)
+    kinds: "KindFilter | None" = None    # --skip-kinds / --reject-kinds
 
 
 @dataclass
@@ -59,7 +63,7 @@ def check(paths: list[str], options: CheckOptions, *,
                          ignore=options.ignore, jobs=options.jobs, exclude=options.exclude,
                          extra_ignore=options.extra_ignore,
                          explicit_excluded=options.explicit_excluded, progress=options.progress,
-                         aliases=aliases, stdin=options.stdin)
+                         aliases=aliases, stdin=options.stdin, kinds=options.kinds)
     findings = run.validated.findings
     if options.strict:
         findings = [f.located(severity=ERROR) if f.severity == WARNING else f for f in findings]
@@ -80,7 +84,7 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
     inventory = resolve_inventory(list(dry.inventory), aliases)
     result = check(inventory + list(paths), options, aliases=aliases)
     result.command = command
-    plan = _simulate(result.validated, options.gates, dry)
+    plan = _simulate(result.validated, options.gates, dry, progress=options.progress)
     if dry.node and dry.node not in plan.nodes:
         shown = ", ".join(plan.nodes[:10]) or "none"
         more = ", ..." if len(plan.nodes) > 10 else ""
@@ -89,22 +93,49 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
     return result
 
 
-def _simulate(validated, gates: FeatureGates, dry: DryRunOptions):
-    """The dry run, then the env stage (dractl.downward runs here, not inside the simulator)."""
+def _simulate(validated, gates: FeatureGates, dry: DryRunOptions, progress: bool = False):
+    """The dry run, then the env stage (dractl.downward runs here, not inside the simulator).
+    progress: pods placed / total on a terminal's stderr, once the dry run takes a while."""
     from dractl.downward import resolve_plan
 
     simulate, _ = _simulator()
-    plan = simulate(validated.documents, gates, simulation_options(dry), validated.invalid)
+    bar = _PodProgress() if progress else None
+    try:
+        plan = simulate(validated.documents, gates, simulation_options(dry, bar), validated.invalid)
+    finally:
+        if bar is not None:
+            bar.stop()
     # resolve_plan is idempotent, so a simulator that still resolves env itself is harmless.
     resolve_plan(plan, plan.slices, lenient=dry.lenient_env)
     return plan
 
 
-def simulation_options(dry: DryRunOptions):
-    """The simulator's Options for these dry-run settings."""
+def simulation_options(dry: DryRunOptions, progress=None):
+    """The simulator's Options for these dry-run settings (progress: a done/total hook)."""
     _, Options = _simulator()
     return Options(only_node=dry.node, node_order=dry.node_order or "first", timeout=dry.timeout,
-                   simulate_controllers=dry.simulate_controllers, lenient_env=dry.lenient_env)
+                   simulate_controllers=dry.simulate_controllers, lenient_env=dry.lenient_env,
+                   progress=progress)
+
+
+class _PodProgress:
+    """The simulator's progress(done, total) hook, drawn as the file bar is (transient, stderr,
+    terminals only, after PROGRESS_AFTER seconds)."""
+
+    def __init__(self) -> None:
+        self.bar = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from dractl.pipeline.executor import _Progress
+
+            self.bar = _Progress(total, enabled=True, label="scheduling", unit="pods placed")
+        self.bar.done = done
+        self.bar.tick()
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _simulator():

@@ -42,6 +42,7 @@ def resolve_inventory(values: list[str], aliases: dict[str, str] | None = None) 
     paths = []
     for value in values:
         if not value.startswith(BUILTIN_PREFIX):
+            _check_not_a_builtin_name(value)
             paths.append(value)
             continue
         from dractl.inventories import inventory_path, list_inventories
@@ -50,10 +51,24 @@ def resolve_inventory(values: list[str], aliases: dict[str, str] | None = None) 
         try:
             path = str(inventory_path(name))
         except (KeyError, OSError, ValueError):
-            names = ", ".join(n for n, _ in list_inventories())
-            raise UsageError(f"--inventory: no built-in inventory {name!r} "
-                             f"(available: {names})") from None
+            from dractl.suggest import closest_match
+
+            names = [n for n, _ in list_inventories()]
+            guess = closest_match(name, names)
+            hint = f"; did you mean builtin:{guess}?" if guess else ""
+            raise UsageError(f"--inventory: no built-in inventory {name!r}{hint} "
+                             f"(available: {', '.join(names)})") from None
         paths.append(path)
         if aliases is not None:
             aliases[path] = value
     return paths
+
+
+def _check_not_a_builtin_name(value: str) -> None:
+    """`-i example-gpu` (no such file, but a built-in inventory's name): a usage error before
+    the dry run, not a run that ends in "no nodes"."""
+    from dractl.report.inventory_info import builtin_hint
+
+    hint = builtin_hint(value)
+    if hint is not None:
+        raise UsageError(f"--inventory {value}: no such file; did you mean {hint}?")

@@ -49,3 +49,28 @@ def report_markdown(result, view) -> str:
         summary = r.summary.replace("|", "\\|")
         lines.append(f"| {r.code} | {r.severity} | {r.origin} | {summary} |")
     return "\n".join(lines) + "\n"
+
+
+def explain_code(code: str, fmt: str = "text") -> str:
+    """`dractl codes CODE`: the long explanation (text, markdown or json). LookupError with a
+    did-you-mean for a code that does not exist."""
+    from dractl.report import code_docs
+
+    table = {r.code: r for r in _rows()}
+    doc = table.get(code.strip().upper())
+    if doc is None:
+        from dractl.suggest import closest_match
+
+        guess = closest_match(code.strip().upper(), sorted(table))
+        hint = f"; did you mean {guess}?" if guess else ""
+        raise LookupError(f"codes: no finding code {code!r}{hint}")
+    if fmt == "markdown":
+        return code_docs.markdown(doc)
+    if fmt == "json":
+        from dractl.report.findings_json import dumps
+
+        found = code_docs.explanation(doc)
+        return dumps({"code": doc.code, "severity": doc.severity, "origin": doc.origin,
+                      "summary": doc.summary, "explanation": found.markdown if found else "",
+                      "source": found.source if found else ""})
+    return code_docs.text(doc)

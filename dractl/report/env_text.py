@@ -19,11 +19,14 @@ def report(result, view) -> Drawing:
 
         shown = [f for f in result.findings if f.severity != "info"]  # info: machine formats only
         if shown:
-            print_findings(console, shown)
-            console.print()
+            print_findings(console, shown, quiet=view.quiet)
+            if not view.quiet or any(f.severity == "error" for f in shown):
+                console.print()
         if not pods:
             console.print("no env var uses resourceSliceAttributeRef")
         for pod in pods:
+            if view.quiet and not any(c["errors"] for c in pod["containers"]):
+                continue  # --quiet: only the containers whose references fail
             head = Text(safe_line(f"pod {pod['namespace']}/{pod['name']}"), style="bold")
             head.append(safe_line(f"  {pod['status']}" + (f" on {pod['node']}" if pod["node"] else "")))
             console.print(head)

@@ -12,16 +12,19 @@ except ImportError:  # pragma: no cover - a dependency; kept optional for --no-d
 from dractl.findings import Finding
 
 
-def findings_document(findings: list[Finding], files: int, documents: int) -> dict:
-    return {
-        "findings": [f.to_json() for f in findings],
-        "summary": {
-            "files": files,
-            "documents": documents,
-            "errors": sum(1 for f in findings if f.severity == "error"),
-            "warnings": sum(1 for f in findings if f.severity == "warning"),
-        },
+def findings_document(findings: list[Finding], files: int, documents: int,
+                      skipped: dict[str, int] | None = None) -> dict:
+    """`skipped` (kind -> documents of kinds dractl does not read) is only present when some
+    were, so that outputs without such documents keep their exact shape."""
+    summary = {
+        "files": files,
+        "documents": documents,
+        "errors": sum(1 for f in findings if f.severity == "error"),
+        "warnings": sum(1 for f in findings if f.severity == "warning"),
     }
+    if skipped:
+        summary["skipped"] = dict(sorted(skipped.items()))
+    return {"findings": [f.to_json() for f in findings], "summary": summary}
 
 
 def dumps(obj: object) -> str:
@@ -58,4 +61,5 @@ def _has_float(obj: object) -> bool:
 
 def report(result, view) -> str:
     """`validate -o json`."""
-    return dumps(findings_document(result.findings, result.files, result.documents_read))
+    return dumps(findings_document(result.findings, result.files, result.documents_read,
+                                   result.validated.skipped))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from dractl.report.sanitize import safe_line
-from dractl.report.styled import Styled
+from dractl.report.styled import CONTINUATION, Styled, cells, fit, terminal_width, wrap
 from dractl.findings import ERROR, INFO, WARNING, Finding
 
 if TYPE_CHECKING:
@@ -19,6 +20,13 @@ _STYLE = {ERROR: "bold red", WARNING: "yellow"}
 
 
 def finding_line(f: Finding) -> Styled:
+    text = _header(f)
+    text.append("  ")
+    text.segments.extend(_body(f).segments)
+    return text
+
+
+def _header(f: Finding) -> Styled:
     where = safe_line(f.file or "<input>")
     if f.line:
         where += f":{f.line}:{f.column}"
@@ -28,7 +36,11 @@ def finding_line(f: Finding) -> Styled:
     text.append(f.code, style="cyan")
     text.append("  ")
     text.append(f"{f.severity:<7}", style=_STYLE.get(f.severity, ""))
-    text.append("  ")
+    return text
+
+
+def _body(f: Finding) -> Styled:
+    text = Styled()
     field = f.field
     text.append(safe_line(f"{field}: {f.message}" if field else f.message))
     if f.kind:
@@ -37,28 +49,107 @@ def finding_line(f: Finding) -> Styled:
     return text
 
 
-def summary_line(files: int, documents: int, errors: int, warnings: int) -> Styled:
+def finding_lines(f: Finding, width: int | None) -> list[Styled]:
+    """One line when it fits (or off a terminal); otherwise the location, code and severity
+    on the first line and the message below it, indented and broken at spaces."""
+    line = finding_line(f)
+    if width is None or cells(line.plain) <= width:
+        return [line]
+    header = _header(f)
+    header.segments[-1] = (header.segments[-1][0].rstrip(), header.segments[-1][1])
+    return fit(header, width) + wrap(_body(f), width, CONTINUATION, CONTINUATION)
+
+
+def summary_line(files: int, documents: int, errors: int, warnings: int,
+                 skipped: dict[str, int] | None = None) -> Styled:
     text = Styled()
     text.append(f"{files} file{'s' * (files != 1)}, {documents} document{'s' * (documents != 1)}: ")
     text.append(f"{errors} error{'s' * (errors != 1)}", style="bold red" if errors else "green")
     text.append(", ")
     text.append(f"{warnings} warning{'s' * (warnings != 1)}", style="yellow" if warnings else "")
+    if skipped:
+        text.append(skipped_text(skipped), style="dim")
     return text
+
+
+def skipped_text(skipped: dict[str, int]) -> str:
+    """`; 9 skipped (Service 5, Ingress 3, Certificate 1)`: documents of kinds dractl does not
+    read, or named by --skip-kinds; most frequent kinds first."""
+    total = sum(skipped.values())
+    kinds = sorted(skipped.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{safe_line(kind)} {count}" for kind, count in kinds[:5])
+    more = f", {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
+    return f"; {total} skipped ({shown}{more})"
 
 
 def print_findings(console: "Console | PlainConsole", findings: list[Finding], *, quiet: bool = False,
                    show_info: bool = False) -> None:
-    """Info findings (notes such as DRA1417) are only in machine formats unless asked for."""
+    """Info findings (notes such as DRA1417) are only in machine formats unless asked for.
+    The same finding repeated on many list items of a file (54 devices of the MIG inventory
+    without their feature gate) is one line, at the first location, with the count."""
     last_file = None
-    for f in findings:
-        if quiet and f.severity != ERROR:
-            continue
-        if f.severity == INFO and not show_info:
-            continue
+    width = terminal_width(console)
+    shown = [f for f in findings if not (quiet and f.severity != ERROR)
+             and not (f.severity == INFO and not show_info)]
+    for f in collapse(shown):
         if last_file is not None and f.file != last_file:
             console.print()
         last_file = f.file
-        console.print(finding_line(f), soft_wrap=True)
+        for line in finding_lines(f, width):
+            console.print(line, soft_wrap=True)
+
+
+COLLAPSE_AT = 5  # a handful of repeats reads fine line by line and keeps every location
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def collapse(findings: list[Finding]) -> list[Finding]:
+    """The findings in order, each group of COLLAPSE_AT or more that differ only in the list
+    index of their field path (same file, code, severity, message and kind) replaced by one at
+    its first place."""
+    groups: dict[tuple, list[Finding]] = {}
+    keys = []
+    for n, f in enumerate(findings):
+        general = _INDEX.sub("[*]", f.field)
+        # Only repeats over the items of a list: separate objects or documents are separate
+        # places to fix, each with its own location.
+        key = (f.file, f.code, f.severity, f.message, f.kind, general) if general != f.field else n
+        groups.setdefault(key, []).append(f)
+        keys.append(key)
+    out, done = [], set()
+    for f, key in zip(findings, keys):
+        group = groups[key]
+        if len(group) < COLLAPSE_AT or _varying_index(group) is None:
+            out.append(f)
+        elif key not in done:
+            done.add(key)
+            out.append(_collapsed(group[0], group))
+    return out
+
+
+def _collapsed(first: Finding, repeats: list[Finding]) -> Finding:
+    """One finding standing for all: `54 devices: spec.devices[*].x: message`, the first's
+    location, and its object (`and N more` when they are spread over several)."""
+    objects = list(dict.fromkeys((f.namespace, f.name) for f in repeats))
+    text = f"{len(repeats)} {_varying_list(repeats)}: {_INDEX.sub('[*]', first.field)}: {first.message}"
+    name = first.name + (f" and {len(objects) - 1} more" if len(objects) > 1 else "")
+    return first.located(message=text, path=(), name=name)
+
+
+def _varying_index(group: list[Finding]) -> int | None:
+    """The one position of the field paths where the list index differs; None when they are all
+    the same field (separate objects) or differ in more than one index (other containers)."""
+    paths = [f.path for f in group]
+    varying = {i for p in paths for i, elem in enumerate(p) if elem != paths[0][i]}
+    if len(varying) != 1:
+        return None
+    position = varying.pop()
+    return position if position > 0 and isinstance(paths[0][position - 1], str) else None
+
+
+def _varying_list(repeats: list[Finding]) -> str:
+    """The name of the list whose index differs among the findings (`devices`)."""
+    return str(repeats[0].path[_varying_index(repeats) - 1])
 
 
 def report(result: "Result", view: "View") -> "Drawing":
@@ -70,6 +161,6 @@ def report(result: "Result", view: "View") -> "Drawing":
         if not view.quiet and any(f.severity != INFO for f in result.findings):  # info: machine formats only
             console.print()
         console.print(summary_line(result.files, result.documents_read, result.errors(),
-                                   result.warnings()))
+                                   result.warnings(), result.validated.skipped))
 
     return Drawing(draw, plain=True)  # lines and strings only

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from dractl.report.findings_text import print_findings
 from dractl.report.sanitize import safe_line
-from dractl.report.styled import Styled, StyledTree
+from dractl.report.styled import Styled, StyledTree, print_fitted
 from dractl.simulate.state import SCHEDULED, Plan, PodResult
 from dractl.findings import Finding
 
@@ -94,12 +94,13 @@ def _add_details(branch: StyledTree, details) -> None:
 
 def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Finding], *, explain: str | None = None,
                quiet: bool = False) -> None:
-    shown = [f for f in findings if f.severity != "info"]
+    shown = [f for f in findings if f.severity != "info" and not (quiet and f.severity != "error")]
     if shown:
         print_findings(console, shown, quiet=quiet)
         console.print()
+    printed = bool(plan.reasons)  # with --quiet, often nothing but the summary: no blank line
     for r in plan.reasons:
-        console.print(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
+        print_fitted(console, _t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
     for p in plan.pods:
         if quiet and p.status == SCHEDULED:
             continue
@@ -108,7 +109,8 @@ def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Fin
             if ref.claim is not None:
                 names.update((ref.claim.name, ref.claim.ref))
         wanted = explain is not None and explain in names
-        console.print(_pod_tree(p, wanted))
+        print_fitted(console, _pod_tree(p, wanted))
+        printed = True
     for c in plan.claims:
         if c.referenced and not c.reasons:
             continue
@@ -129,9 +131,11 @@ def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Fin
         for r in c.reasons:
             branch = tree.add(_t(f"{r.code} {r.message}", "red" if r.severity == "error" else "yellow"))
             _add_details(branch, r.details)
-        console.print(tree)
-    console.print()
-    console.print(summary_text(plan, findings))
+        print_fitted(console, tree)
+        printed = True
+    if printed or not quiet:
+        console.print()
+    print_fitted(console, summary_text(plan, findings))
 
 
 def summary_text(plan: Plan, findings: list[Finding]) -> Styled:

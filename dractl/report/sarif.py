@@ -34,6 +34,11 @@ def _text(s: str) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", safe_line(s))
 
 
+def _text_block(s: str) -> str:
+    """Multi-line help text: control characters escaped, line breaks kept."""
+    return "\n".join(_text(line) for line in s.split("\n"))
+
+
 def artifact_uri(name: str) -> tuple[str, bool] | None:
     """(uri, relative?) of an input file; None for standard input."""
     if not name or name.startswith(("<", "builtin:")):
@@ -53,16 +58,25 @@ def artifact_uri(name: str) -> tuple[str, bool] | None:
 
 
 def rule(doc: RuleDoc) -> dict:
+    """One rule; `help` is the code's long explanation (`dractl codes CODE`), as text and as
+    Markdown (what code-scanning UIs show), ending with how to ignore it."""
+    from dractl.report import code_docs
+
     level = _LEVEL.get(doc.severity, "note")
     origin = _ORIGIN.get(doc.origin, "")
     summary = doc.summary[:1].upper() + doc.summary[1:]
-    help_text = (f"{summary}. {origin} Default severity: {doc.severity}. To ignore it: "
-                 f"`--ignore {doc.code}`, or list it under `ignore:` in .dractl.yaml.").replace("  ", " ")
+    ignore = (f"To ignore it: `--ignore {doc.code}`, or list it under `ignore:` in .dractl.yaml.")
+    if doc.modules and code_docs.explanation(doc) is not None:
+        help_entry = {"text": _text_block(code_docs.text(doc)),
+                      "markdown": _text_block(code_docs.markdown(doc) + "\n" + ignore + "\n")}
+    else:  # a code outside the table (see document()): what is known about it
+        help_entry = {"text": _text(f"{summary}. {origin} Default severity: {doc.severity}. "
+                                    f"{ignore}".replace("  ", " "))}
     return {
         "id": doc.code,
         "shortDescription": {"text": _text(summary)},
         "fullDescription": {"text": _text(f"{summary}. {origin}".strip())},
-        "help": {"text": _text(help_text)},
+        "help": help_entry,
         "defaultConfiguration": {"level": level},
         "properties": {"tags": [doc.origin], "problem.severity": _SECURITY.get(doc.severity, "recommendation")},
     }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from dractl.api.versions import FeatureGates
 from dractl.load.document import Document
@@ -43,6 +43,7 @@ class Options:
     # dractl's memos and scan shortcuts (shortcuts.py); False computes everything for every pod
     # (same plan). DRACTL_NO_SHORTCUTS=1 in the environment also turns them off.
     shortcuts: bool = True
+    progress: Any = None                  # progress(done, total) as pods are placed (a UI hook)
 
 
 class Simulation:
@@ -75,7 +76,11 @@ class Simulation:
                 if group is not None and result.status != INVALID:
                     group.members.append(result)
         done: set[int] = set()
-        for result in self.plan.pods:
+        report = self.options.progress
+        total = len(self.plan.pods)
+        for n, result in enumerate(self.plan.pods):
+            if report is not None:
+                report(n, total)
             if id(result) in done or result.status == INVALID:
                 continue
             waiting = not_enqueued(result)
@@ -88,6 +93,8 @@ class Simulation:
                 done.update(id(m) for m in group.members)
                 continue
             self.schedule(result)
+        if report is not None:
+            report(total, total)
         allocate_unreferenced(self.cluster)
         seen: set[int] = set()
         for result in self.plan.pods:

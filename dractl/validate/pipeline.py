@@ -33,6 +33,27 @@ def makes_unusable(finding: Finding) -> bool:
 
 C_INTERNAL = register("DRA0999", ERROR, "internal error in a dractl check (please report it)",
                       "dractl")
+C_REJECTED_KIND = register("DRA0015", ERROR, "a document of a kind rejected with --reject-kinds",
+                           "dractl")
+
+
+@dataclass(frozen=True)
+class KindFilter:
+    """kubeconform's -skip / -reject: kinds (`Service`) or apiVersion/kind
+    (`networking.k8s.io/v1/Ingress`) to skip (counted as skipped) or to reject (an error)."""
+
+    skip: frozenset = frozenset()
+    reject: frozenset = frozenset()
+
+    @staticmethod
+    def _matches(names: frozenset, api_version, kind) -> bool:
+        return kind in names or f"{api_version}/{kind}" in names
+
+    def skips(self, api_version, kind) -> bool:
+        return self._matches(self.skip, api_version, kind)
+
+    def rejects(self, api_version, kind) -> bool:
+        return self._matches(self.reject, api_version, kind)
 
 
 @dataclass
@@ -44,6 +65,7 @@ class Validated:
     invalid: set[int] = field(default_factory=set)             # id() of documents with errors
     files: int = 0
     documents_read: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)      # kind -> documents not DRA-related
 
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
@@ -53,7 +75,8 @@ class Validated:
 
 
 def validate_documents(load: LoadResult, gates: FeatureGates, *,
-                       ignore: Iterable[str] = (), refs: bool = True) -> Validated:
+                       ignore: Iterable[str] = (), refs: bool = True,
+                       kinds: KindFilter | None = None) -> Validated:
     from dractl.validate.schema import SchemaSet  # heavy: schemas load lazily per kind
     from dractl.validate.rules import RuleContext, check_document
 
@@ -73,11 +96,20 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
                                  "skipped", (missing[0],)))
             _emit(out, doc, found, ignored)
             continue
+        if kinds is not None and kinds.rejects(api_version, kind):
+            _emit(out, doc, [Finding(ERROR, C_REJECTED_KIND, f"kind {kind} ({api_version}) is "
+                                     "rejected by --reject-kinds", ("kind",))], ignored)
+            continue
+        if kinds is not None and kinds.skips(api_version, kind):
+            out.skipped[kind] = out.skipped.get(kind, 0) + 1
+            continue
         status = schemas.lookup(api_version, kind)
         if status == "unknown":
-            found.append(Finding(WARNING, "DRA0004", f"dractl does not read kind {kind} "
-                                 f"({api_version}); skipped", ("kind",)))
-            _emit(out, doc, found, ignored)
+            unknown = unknown_kind_finding(api_version, kind, schemas.known_kinds)
+            if unknown is None:  # a Service, an Ingress, a custom resource: not DRA's business
+                out.skipped[kind] = out.skipped.get(kind, 0) + 1
+                continue
+            _emit(out, doc, [unknown], ignored)
             continue
         if status == "not-served":
             serving = schemas.versions_serving(api_version, kind)
@@ -101,6 +133,26 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             _emit(out, out.documents[index], found, ignored)
     out.findings.sort(key=Finding.sort_key)
     return out
+
+
+# API groups whose kinds are all DRA's: a kind there that dractl does not read is a typo or a
+# kind newer than dractl, worth a warning. Everything else a GitOps repository holds (Services,
+# Ingresses, ConfigMaps, custom resources) is skipped and only counted.
+DRA_GROUPS = ("resource.k8s.io", "scheduling.k8s.io")
+
+
+def unknown_kind_finding(api_version, kind: str, known_kinds) -> Finding | None:
+    """DRA0004 for a kind dractl does not read in a DRA API group, or for a near miss of a kind
+    it reads (`Deploymnet`); None for other kinds, which are skipped silently."""
+    from dractl.suggest import closest_match
+
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    guess = closest_match(kind, sorted(known_kinds), cutoff=0.8)
+    if group not in DRA_GROUPS and guess is None:
+        return None
+    hint = f"; did you mean {guess}?" if guess else ""
+    return Finding(WARNING, "DRA0004", f"dractl does not read kind {kind} ({api_version}); "
+                   f"skipped{hint}", ("kind",))
 
 
 def cross_document_findings(documents: list[Document], gates: FeatureGates) -> list[tuple[int, Finding]]:

@@ -347,7 +347,8 @@ class _Compiler:
                 elif addl is False:
                     where = tuple(path) + (str(key),)
                     shown = json.dumps(render_path(where), ensure_ascii=False)
-                    errs.append((where, C_UNKNOWN_FIELD, ERROR, f"unknown field {shown}"))
+                    errs.append((where, C_UNKNOWN_FIELD, ERROR, f"unknown field {shown}"
+                                 + _did_you_mean(str(key), props)))
                 elif addl is not None:
                     path.append(MapKey(str(key)))
                     addl(value, path, errs)
@@ -361,6 +362,15 @@ class _Compiler:
                                  f"Required value: omitted; the API server decodes it as "
                                  f"{scalar_zero[name]}"))
         return check_object
+
+
+def _did_you_mean(key: str, known) -> str:
+    """`; did you mean "allocationMode"?` for a misspelled field (dractl's addition to the
+    API server's `unknown field` message)."""
+    from dractl.suggest import closest_match
+
+    guess = closest_match(key, sorted(known), cutoff=0.75)
+    return f'; did you mean "{guess}"?' if guess else ""
 
 
 def _null_error(types: tuple[str, ...]):
@@ -424,6 +434,11 @@ class SchemaSet:
         if kind in self._served[self.version].get(api_version, ()):
             return SERVED
         return NOT_SERVED
+
+    @property
+    def known_kinds(self) -> frozenset:
+        """Every kind dractl reads (in some apiVersion of some Kubernetes version)."""
+        return self._known_kinds
 
     def versions_serving(self, api_version: str, kind: str) -> list[str]:
         """Kubernetes versions (of those dractl supports) that serve `kind` as `api_version`."""

@@ -53,7 +53,7 @@ BROKEN = [  # (expected code, document text for index i)
     ("DRA0001", lambda i: f"apiVersion: v1\nkind: Node\nmetadata: {{name: syntax-{i}]\n"),
     ("DRA0002", lambda i: f"- a{i}\n- b\n"),
     ("DRA0003", lambda i: f"apiVersion: v1\nmetadata:\n  name: nokind-{i}\n"),
-    ("DRA0004", lambda i: f"apiVersion: example.com/v1\nkind: Widget{i}\nmetadata:\n  name: w-{i}\n"),
+    ("DRA0004", lambda i: f"apiVersion: resource.k8s.io/v1\nkind: Widget{i}\nmetadata:\n  name: w-{i}\n"),
     ("DRA0010", _alias_bomb),
     ("DRA0011", lambda i: f"apiVersion: v1\nkind: Node\nmetadata: {{name: deep-{i}}}\n"
                           f"spec: {{x: {'[' * 150}{']' * 150}}}\n"),

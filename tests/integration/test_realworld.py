@@ -5,7 +5,6 @@ starts rejecting good manifests fails here as much as one that stops catching ba
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from dractl.api.versions import parse_feature_gates
 from dractl.load.loader import load_paths
 from dractl.validate.pipeline import validate_documents
 
-REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "realworld"
+from realworld_corpus import REALWORLD, require_realworld
 
 # Every gate that a manifest in the corpus may need, so that only real defects remain.
 ALL_GATES = ("DRAListTypeAttributes=true,GenericWorkload=true,DRAWorkloadResourceClaims=true,"
@@ -68,10 +67,7 @@ NOT_SERVED_ONLY = {"DRA0105"}
 
 
 def _files():
-    if not REALWORLD.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"the shared corpus is missing: {REALWORLD}")
-        pytest.skip(f"shared corpus not present at {REALWORLD}")
+    require_realworld()
     return sorted(p for p in REALWORLD.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
 
 

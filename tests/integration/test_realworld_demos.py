@@ -3,9 +3,6 @@ the outcome their README (and INDEX.md) describes."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from dractl.api.versions import FeatureGates
@@ -14,14 +11,13 @@ from dractl.load.loader import load_paths
 from dractl.simulate.scheduler import simulate
 from dractl.validate.pipeline import validate_documents
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "realworld" / "dra-example-driver" / \
-    "demo" / "examples"
+from realworld_corpus import REALWORLD, require_realworld
+
+EXAMPLES = REALWORLD / "dra-example-driver" / "demo" / "examples"
 
 
 def dry_run(demo: str):
-    if not EXAMPLES.is_dir():
-        assert not os.environ.get("CI"), f"the shared corpus is missing: {EXAMPLES}"
-        pytest.skip(f"shared corpus not present at {EXAMPLES}")
+    require_realworld(EXAMPLES)
     files = sorted(str(p) for p in (EXAMPLES / demo).glob("*.yaml"))
     gates = FeatureGates("1.37")
     validated = validate_documents(load_paths([str(inventory_path("example-gpu"))] + files), gates)

@@ -362,15 +362,10 @@ spec:
 
 
 def test_realworld_podgroup_demo(dry_run):
-    from pathlib import Path
+    from realworld_corpus import REALWORLD, require_realworld
 
-    demo = Path(__file__).resolve().parents[3] / "shared/realworld/dra-example-driver/demo/examples/" \
-        "podgroup-resourceclaimtemplate/podgroup-resourceclaimtemplate.yaml"
-    if not demo.exists():
-        import os
-        assert not os.environ.get("CI"), f"shared corpus missing: {demo}"
-        import pytest
-        pytest.skip(f"shared corpus not present at {demo}")
+    demo = require_realworld(REALWORLD / "dra-example-driver/demo/examples/"
+                             "podgroup-resourceclaimtemplate/podgroup-resourceclaimtemplate.yaml")
     plan = dry_run(demo.read_text(), version="1.36",
                    gates="GenericWorkload=true,GangScheduling=true,DRAWorkloadResourceClaims=true")
     assert statuses(plan) == {"Scheduled": 4}

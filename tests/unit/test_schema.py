@@ -6,7 +6,6 @@ import copy
 import functools
 import datetime as dt
 import importlib.util
-import os
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,9 @@ from jsonschema import Draft202012Validator
 from dractl.findings import CODES, ERROR, WARNING, MapKey
 from dractl.validate.schema import SchemaSet, kube_versions
 
+from realworld_corpus import REALWORLD, require_realworld
+
 REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("DRACTL_SHARED", REPO.parent / "shared"))
-REALWORLD = SHARED / "realworld"
 
 
 def _gen_module():
@@ -448,10 +447,9 @@ def _realworld_documents():
     return tuple(out)
 
 
-@pytest.mark.skipif(not REALWORLD.is_dir() and not os.environ.get("CI"),
-                    reason=f"{REALWORLD} not present (required under CI)")
 @pytest.mark.parametrize("version", ["1.36", "1.37"])
 def test_realworld_manifests(version):
+    require_realworld()
     s = SchemaSet.for_version(version)
     checked, unexpected, flagged = 0, [], set()
     for rel, docs in _realworld_documents():
@@ -471,9 +469,8 @@ def test_realworld_manifests(version):
     assert (KNOWN_INVALID & present) - flagged == set(), "known-invalid files must be flagged"
 
 
-@pytest.mark.skipif(not REALWORLD.is_dir() and not os.environ.get("CI"),
-                    reason=f"{REALWORLD} not present (required under CI)")
 def test_realworld_version_subtleties():
+    require_realworld()
     docs = dict(_realworld_documents())
     cpu = docs["dra-driver-cpu/docs/user/feature-support.md.L127-L170.yaml"][0]
     assert findings("1.36", cpu) == []
