@@ -30,7 +30,7 @@ _dractl_candidates() {
         validate)
             case "$prev" in
                 -o|--output) _dractl_words 'text json junit sarif github' "$cur"; return ;;
-                --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
+                --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --select) return ;;
@@ -58,7 +58,7 @@ _dractl_candidates() {
                 --explain) return ;;
                 --timeout) return ;;
                 --golden) _dractl_files "$cur"; return ;;
-                --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
+                --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --select) return ;;
@@ -82,7 +82,7 @@ _dractl_candidates() {
                 -o|--output) _dractl_words 'text json' "$cur"; return ;;
                 --node) return ;;
                 --timeout) return ;;
-                --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
+                --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --select) return ;;
@@ -126,7 +126,7 @@ _dractl_candidates() {
                 --partition-type-attribute) return ;;
                 --timeout) return ;;
                 --golden) _dractl_files "$cur"; return ;;
-                --kube-version) _dractl_words '1.34 1.35 1.36 1.37' "$cur"; return ;;
+                --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --config) _dractl_files "$cur"; return ;;

@@ -55,6 +55,16 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "dractl" / "schemas"
 
 KUBE_VERSIONS = ("1.34", "1.35", "1.36", "1.37")
+# Releases not yet published: their schema is a documented derivation of a released one (no
+# upstream definitions exist to extract), built from what the release's changelog says changed.
+PREVIEWS: dict[str, dict] = {
+    "1.38": {
+        "base": "1.37",
+        "withdrawn": ["resource.k8s.io/v1beta1"],
+        "source": "CHANGELOG-1.38.md (v1.38.0-alpha.1, alpha.2): resource.k8s.io/v1beta1 is no longer "
+                  "served; otherwise the 1.37 definitions (preview)",
+    },
+}
 SOURCE_PACKAGE = "kubernetes-validate"
 SOURCE_MODULE = "kubernetes_validate"
 SOURCE_VERSION = "1.37.0"
@@ -310,13 +320,29 @@ def render_schema(doc: dict) -> bytes:
     return "\n".join(lines).encode("ascii")
 
 
+def preview_snapshots(snaps: list[dict]) -> list[dict]:
+    """The PREVIEWS releases, each derived from its base release's snapshot."""
+    by_version = {s["kubeVersion"]: s for s in snaps}
+    out = []
+    for version, spec in PREVIEWS.items():
+        snap = copy.deepcopy(by_version[spec["base"]])
+        snap["kubeVersion"] = version
+        snap["kinds"] = {av: kinds for av, kinds in snap["kinds"].items() if av not in spec["withdrawn"]}
+        snap["source"] = {"preview": True, "base": spec["base"], "withdrawn": spec["withdrawn"],
+                          "changes": spec["source"]}
+        out.append(snap)
+    return out
+
+
 def build_index(snaps: list[dict]) -> dict:
     return {
         "generator": "scripts/gen_schemas.py",
         "note": "Generated; do not edit. Regenerate with: python scripts/gen_schemas.py",
         "kubeVersions": [s["kubeVersion"] for s in snaps],
         "files": {s["kubeVersion"]: schema_name(s["kubeVersion"]) for s in snaps},
-        "snapshots": {s["kubeVersion"]: snapshot_name(s["kubeVersion"]) for s in snaps},
+        "snapshots": {s["kubeVersion"]: snapshot_name(PREVIEWS.get(s["kubeVersion"], {}).get("base", s["kubeVersion"]))
+                      for s in snaps},
+        "previews": sorted(PREVIEWS),
         "sources": {s["kubeVersion"]: s["source"] for s in snaps},
         "served": {s["kubeVersion"]: {av: sorted(kinds) for av, kinds in s["kinds"].items()}
                    for s in snaps},
@@ -344,6 +370,7 @@ def generated_files() -> list[str]:
     names = ["index.json"]
     for v in KUBE_VERSIONS:
         names += [schema_name(v), snapshot_name(v)]
+    names += [schema_name(v) for v in PREVIEWS]
     return sorted(names)
 
 
@@ -373,7 +400,7 @@ def generate(out: Path, from_snapshot: bool = False, snapshot_dir: Path = DEFAUL
             snaps.append(read_snapshot(src))
             if (out / snapshot_name(v)).resolve() != src.resolve():
                 write_bytes(out / snapshot_name(v), src.read_bytes())
-    build_all(snaps, out)
+    build_all(snaps + preview_snapshots(snaps), out)
     return snaps
 
 

@@ -21,10 +21,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-KUBE_VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37")
+KUBE_VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37", "1.38")
 DEFAULT_KUBE_VERSION = "1.37"
-# Releases the gate table describes (1.38 from its alpha changelogs: a preview).
-GATE_RELEASES: tuple[str, ...] = KUBE_VERSIONS + ("1.38",)
+# Releases not yet published: modelled from their alpha changelogs (labelled as previews).
+PREVIEW_VERSIONS: tuple[str, ...] = ("1.38",)
+# Releases the gate table describes.
+GATE_RELEASES: tuple[str, ...] = KUBE_VERSIONS
 # The feature-gate dependency map exists (and was read) from this release on.
 DEPENDENCIES_SINCE = "1.37"
 

@@ -27,6 +27,7 @@ class KubeVersion(str, Enum):
     v1_35 = "1.35"
     v1_36 = "1.36"
     v1_37 = "1.37"
+    v1_38 = "1.38"  # a preview (PREVIEW_VERSIONS)
 
 
 assert tuple(v.value for v in KubeVersion) == KUBE_VERSIONS
@@ -256,7 +257,8 @@ def parse_size(text: str) -> int:
 
 KUBE_VERSION_OPTION = typer.Option(None, "--kube-version", help="Kubernetes version whose schemas, "
                                    f"rules and default feature gates apply (default {DEFAULT_KUBE_VERSION}, "
-                                   "or kubeVersion in .dractl.yaml).")
+                                   "or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha "
+                                   "changelogs; v1.37 and 1.37.2 mean 1.37).")
 FEATURE_GATES_OPTION = typer.Option(None, "--feature-gates", metavar="Name=true,Other=false",
                                     help="Override feature gates like a Kubernetes component.")
 NO_COLOR_OPTION = typer.Option(False, "--no-color", help="Never colour the output (= --color never).")

@@ -29,7 +29,7 @@ def gates(
     output: GatesFormat = OUTPUT_OPTION,
 ) -> None:
     """Print every feature gate dractl knows for a release, with stage, default and lock."""
-    from dractl.api.versions import DEFAULT_KUBE_VERSION, GATE_RELEASES, KUBE_VERSIONS, version_tuple
+    from dractl.api.versions import DEFAULT_KUBE_VERSION, GATE_RELEASES, PREVIEW_VERSIONS, version_tuple
     from dractl.report.gates_table import gates_document
     from dractl.report.registry import render
 
@@ -40,5 +40,5 @@ def gates(
         if version_tuple(compat) > version_tuple(version):
             raise common.UsageError(f"--min-compatibility-version {min_compat} is not between "
                                     f"[{version}, {version}]: it must be less than or equal to the release")
-    document = gates_document(version, compat, preview=version not in KUBE_VERSIONS)
+    document = gates_document(version, compat, preview=version in PREVIEW_VERSIONS)
     sys.stdout.write(render(output.value, _GatesResult(document)))

@@ -96,8 +96,8 @@ def test_bash_completion_behaviour(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].split() == ["validate"]
-    assert lines[1].split() == ["1.34", "1.35", "1.36", "1.37"]
-    assert lines[2].split() == ["1.34", "1.35", "1.36", "1.37"]
+    assert lines[1].split() == ["1.34", "1.35", "1.36", "1.37", "1.38"]
+    assert lines[2].split() == ["1.34", "1.35", "1.36", "1.37", "1.38"]
     assert "DRA0001" in lines[3].split() and all(w.startswith("DRA000") for w in lines[3].split())
     # bash completes only after the last ':' of the word
     assert lines[4].split() == ["example-gpu", "example-gpu-partitioned"]
@@ -119,7 +119,7 @@ def test_fish_completion_behaviour():
         capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     parts = [[line.split("\t")[0] for line in p.strip().splitlines()] for p in out.stdout.split("---")]
-    assert parts[0] == ["1.34", "1.35", "1.36", "1.37"]
+    assert parts[0] == ["1.34", "1.35", "1.36", "1.37", "1.38"]
     assert {"builtin:nvidia-gpu", "builtin:nvidia-mig"} <= set(parts[1])
     assert parts[2] and all(c.startswith("DRA100") for c in parts[2])
     assert {"validate", "allocate", "env"} <= set(parts[3])
@@ -147,7 +147,7 @@ def test_typer_dynamic_completion_completes_values():
     assert "builtin:example-gpu" in inventories.out.split()
     env = {"_DRACTL_COMPLETE": "complete_bash", "COMP_WORDS": "dractl validate --kube-version ",
            "COMP_CWORD": "3"}
-    assert run_subprocess(env=env).out.split() == ["1.34", "1.35", "1.36", "1.37"]
+    assert run_subprocess(env=env).out.split() == ["1.34", "1.35", "1.36", "1.37", "1.38"]
 
 
 def test_install_completion(tmp_path):

@@ -42,4 +42,4 @@ def test_installed_bash_script_completes_builtin_names(tmp_path):
     assert answers[0] == ["example-gpu", "example-gpu-partitioned"], done.stdout + done.stderr
     assert "nvidia-mig" in answers[1] and "builtin:nvidia-mig" not in answers[1]
     assert answers[2][:2] == ["DRA1001", "DRA1002"]
-    assert answers[3] == ["1.34", "1.35", "1.36", "1.37"]
+    assert answers[3] == ["1.34", "1.35", "1.36", "1.37", "1.38"]

@@ -149,7 +149,7 @@ def test_version_json():
     from dractl import __version__
 
     assert doc["dractl"] == __version__
-    assert doc["kubernetesVersions"] == ["1.34", "1.35", "1.36", "1.37"] and doc["defaultKubernetesVersion"] == "1.37"
+    assert doc["kubernetesVersions"] == ["1.34", "1.35", "1.36", "1.37", "1.38"] and doc["defaultKubernetesVersion"] == "1.37"
     assert doc["schemas"]["1.37"]["upstream"].startswith("kubernetes/kubernetes v1.37.0")
     assert "resource.k8s.io/v1" in doc["schemas"]["1.37"]["apiVersions"]
     assert doc["featureGates"]["1.35"]["DRAPartitionableDevices"] is False

@@ -113,16 +113,17 @@ def test_each_served_kind_accepts_a_minimal_manifest(version, api_version, kind)
 def test_served_matrix_matches_the_api_reference():
     """docs/api-and-scheduling.md section 1.1 (1.37 = kubernetes-validate 1.37.0)."""
     s = SchemaSet.for_version("1.37")
-    assert s.versions_serving("resource.k8s.io/v1", "ResourceClaim") == ["1.34", "1.35", "1.36", "1.37"]
+    # 1.38: the preview derived from 1.37 (resource.k8s.io/v1beta1 withdrawn), issue #15
+    assert s.versions_serving("resource.k8s.io/v1", "ResourceClaim") == ["1.34", "1.35", "1.36", "1.37", "1.38"]
     assert s.versions_serving("resource.k8s.io/v1beta1", "ResourceSlice") == ["1.34", "1.35", "1.36", "1.37"]
-    assert s.versions_serving("resource.k8s.io/v1alpha3", "DeviceTaintRule") == ["1.34", "1.35", "1.36", "1.37"]
-    assert s.versions_serving("resource.k8s.io/v1beta2", "DeviceTaintRule") == ["1.36", "1.37"]
-    assert s.versions_serving("resource.k8s.io/v1", "DeviceTaintRule") == ["1.37"]
+    assert s.versions_serving("resource.k8s.io/v1alpha3", "DeviceTaintRule") == ["1.34", "1.35", "1.36", "1.37", "1.38"]
+    assert s.versions_serving("resource.k8s.io/v1beta2", "DeviceTaintRule") == ["1.36", "1.37", "1.38"]
+    assert s.versions_serving("resource.k8s.io/v1", "DeviceTaintRule") == ["1.37", "1.38"]
     assert s.versions_serving("scheduling.k8s.io/v1alpha1", "Workload") == ["1.35"]
     assert s.versions_serving("scheduling.k8s.io/v1alpha2", "Workload") == ["1.36"]
     assert s.versions_serving("scheduling.k8s.io/v1alpha2", "PodGroup") == ["1.36"]
-    assert s.versions_serving("scheduling.k8s.io/v1alpha3", "PodGroup") == ["1.37"]
-    assert s.versions_serving("scheduling.k8s.io/v1beta1", "Workload") == ["1.37"]
+    assert s.versions_serving("scheduling.k8s.io/v1alpha3", "PodGroup") == ["1.37", "1.38"]
+    assert s.versions_serving("scheduling.k8s.io/v1beta1", "Workload") == ["1.37", "1.38"]
     assert s.versions_serving("scheduling.k8s.io/v1alpha1", "PodGroup") == []  # inline only in 1.35
     assert s.api_versions_for("Workload") == ["scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1beta1"]
 
