@@ -2,7 +2,8 @@
 
 Defaults come from the upstream feature-gate lists (see docs/api-and-scheduling.md, section 1.2).
 A gate that does not exist in a version is simply absent from that version's table; asking for it
-returns False.
+returns False. A name that is in no table at all is a programming error (a typo would otherwise turn a
+gate off silently): `FeatureGates.enabled` raises `UnknownGateError` for it.
 """
 
 from __future__ import annotations
@@ -61,6 +62,19 @@ class GateError(ValueError):
     """A --feature-gates value that a Kubernetes component would reject."""
 
 
+class UnknownGateError(KeyError):
+    """Code asked for a feature gate that no Kubernetes version dractl knows has (a typo, or a
+    gate missing from `_GATE_DEFAULTS`). Never caused by user input: `parse_feature_gates` turns
+    unknown names on the command line into a `GateError`."""
+
+
+def _require_known(gate: str) -> dict[str, bool]:
+    defaults = _GATE_DEFAULTS.get(gate)
+    if defaults is None:
+        raise UnknownGateError(f"unknown feature gate {gate!r}: not in dractl.api.versions._GATE_DEFAULTS")
+    return defaults
+
+
 @dataclass(frozen=True)
 class FeatureGates:
     """Effective feature gates: version defaults plus explicit overrides."""
@@ -68,10 +82,17 @@ class FeatureGates:
     version: str = DEFAULT_KUBE_VERSION
     overrides: Mapping[str, bool] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for gate in self.overrides:
+            _require_known(gate)
+
     def enabled(self, gate: str) -> bool:
+        """The gate's effective value; False for a known gate that this version does not have.
+        Raises UnknownGateError for a name no version has."""
+        defaults = _require_known(gate)
         if gate in self.overrides:
             return self.overrides[gate]
-        return _GATE_DEFAULTS.get(gate, {}).get(self.version, False)
+        return defaults.get(self.version, False)
 
     __call__ = enabled
 
