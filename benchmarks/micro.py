@@ -3,7 +3,9 @@
 * allocation: one single-device claim on a node with 10 devices, through the library's
   `Allocator.allocate` (the structured allocator only: no loading, no scheduler loop), timed in
   batches in this process; compared with the ~8 µs upstream's Go allocator takes for the same
-  (a reference figure, not measured here).
+  (a reference figure, not measured here), with the Python calls one allocation makes (cProfile).
+  The same on a 1,000-device node, fresh and while it fills up, and the
+  kubernetes/kubernetes#131730-shaped backtracking case (32 devices asked, 31 there).
 * start-up: `dractl --version` and `dractl validate` of one small manifest (text and -o json),
   as pre-commit runs them, next to the bare interpreter (`python -c pass`), median of N runs.
 
@@ -40,31 +42,39 @@ spec:
 """
 
 
-def allocation_us(batches: int = 7, per_batch: int = 2000) -> dict:
-    """Median µs per Allocator.allocate of a fresh single-device claim on a 10-device node."""
+def _allocation_setup(devices: int = 10, claims: int = 2000, count: int = 1):
+    """An Allocator over one node with `devices` devices, the node, and `claims` fresh claims each
+    asking for `count` devices of the class."""
     from dractl.allocator import Allocator
     from dractl.allocator.nodes import NodeInfo
     from dractl.api.resource import model_from_dict
     from dractl.api.versions import parse_feature_gates
 
     driver = "gpu.example.com"
-    devices = [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}}} for i in range(10)]
+    device_list = [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}}} for i in range(devices)]
     docs = [
         {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": driver},
          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}},
         {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-         "spec": {"driver": driver, "nodeName": "node-0", "devices": devices,
+         "spec": {"driver": driver, "nodeName": "node-0", "devices": device_list,
                   "pool": {"name": "node-0", "generation": 1, "resourceSliceCount": 1}}},
     ]
     gates = parse_feature_gates("", "1.37")
     cls, slice_ = (model_from_dict(d) for d in docs)
     allocator = Allocator(gates, [cls], [slice_])
     node = NodeInfo("node-0")
-    claims = [model_from_dict({
+    claim_list = [model_from_dict({
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
         "metadata": {"name": f"c{i}", "namespace": "default", "uid": f"u{i}"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": driver}}]}},
-    }) for i in range(per_batch)]
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": driver, "count": count}}]}},
+    }) for i in range(claims)]
+    return allocator, node, claim_list
+
+
+def allocation_us(batches: int = 7, per_batch: int = 2000, devices: int = 10) -> dict:
+    """Median µs per Allocator.allocate of a fresh single-device claim on a node with `devices`
+    devices (nothing committed: every call finds the first device free, like upstream's figure)."""
+    allocator, node, claims = _allocation_setup(devices, per_batch)
     outcome = allocator.allocate(node, [claims[0]])  # warm: CEL compiled, pools gathered
     if not outcome.allocated:
         raise RuntimeError(f"the micro-benchmark claim did not allocate: {outcome}")
@@ -75,7 +85,59 @@ def allocation_us(batches: int = 7, per_batch: int = 2000) -> dict:
             allocator.allocate(node, [claim])
         samples.append((time.perf_counter() - start) / per_batch * 1e6)
     return {"us_median": statistics.median(samples), "us_min": min(samples),
-            "go_reference_us": GO_ALLOCATION_US, "allocations": batches * per_batch}
+            "go_reference_us": GO_ALLOCATION_US, "allocations": batches * per_batch,
+            "python_calls": allocation_calls(devices)}
+
+
+def allocation_calls(devices: int = 10, allocations: int = 500) -> float:
+    """Python function calls (cProfile ncalls, builtins included) per allocation of the above."""
+    import cProfile
+    import pstats
+
+    allocator, node, claims = _allocation_setup(devices, allocations)
+    allocator.allocate(node, [claims[0]])
+    profile = cProfile.Profile()
+    profile.enable()
+    for claim in claims:
+        allocator.allocate(node, [claim])
+    profile.disable()
+    stats = pstats.Stats(profile)
+    return sum(entry[1] for entry in stats.stats.values()) / allocations  # type: ignore[attr-defined]
+
+
+def filling_us(devices: int = 1000, rounds: int = 5) -> dict:
+    """µs per allocation while a node with `devices` devices fills up: one single-device claim
+    after another, each committed, so the k-th allocation skips k devices in use; then all are
+    released for the next round. Median over the rounds of the mean per allocation."""
+    allocator, node, claims = _allocation_setup(devices, devices)
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for claim in claims:
+            outcome = allocator.allocate(node, [claim])
+            allocator.commit(claim, outcome.results[0])
+        samples.append((time.perf_counter() - start) / devices * 1e6)
+        if allocator.allocate(node, [claims[0]]).allocated:
+            raise RuntimeError("the filled node still had a free device")
+        for claim in claims:
+            allocator.release(claim)
+    return {"us_median": statistics.median(samples), "devices": devices}
+
+
+def backtracking_ms(runs: int = 5) -> dict:
+    """kubernetes/kubernetes#131730 (from PR 130593's review): a claim asking for the per-claim
+    maximum of 32 devices on a node that has 31. Without pruning the search tries every subset;
+    upstream's allocator runs into its timeout. Median ms per (unsatisfiable) call and its steps."""
+    allocator, node, claims = _allocation_setup(31, runs, count=32)
+    samples, steps = [], 0
+    for claim in claims:
+        start = time.perf_counter()
+        outcome = allocator.allocate(node, [claim], timeout=30)
+        samples.append((time.perf_counter() - start) * 1000)
+        if not outcome.unsatisfiable:
+            raise RuntimeError(f"the 131730 case should be unsatisfiable: {outcome}")
+        steps = outcome.steps
+    return {"ms_median": statistics.median(samples), "steps": steps}
 
 
 def startup_ms(dractl: list[str], runs: int = 9) -> dict:
@@ -109,8 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=9, help="start-up runs per command")
     args = parser.parse_args(argv)
     dractl, _ = dractl_command()
-    print(json.dumps({"allocation": allocation_us(), "startup_ms": startup_ms(dractl, args.runs)},
-                     indent=2))
+    print(json.dumps({"allocation": allocation_us(),
+                      "allocation_1000_devices": allocation_us(devices=1000),
+                      "filling_1000_devices": filling_us(),
+                      "backtracking_131730": backtracking_ms(),
+                      "startup_ms": startup_ms(dractl, args.runs)}, indent=2))
     return 0
 
 

@@ -166,7 +166,7 @@ class Allocator:
                                 node_info.name)
 
     def _search(self, node_info, node_pools, claims, deadline, recorder) -> Search:
-        version = self.inventory.version
+        version = self.inventory.state.version
         if version != self._counter_cache_version:
             self._counter_cache = {}
             self._counter_cache_version = version

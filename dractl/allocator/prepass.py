@@ -31,7 +31,7 @@ class RequestData:
 
     __slots__ = ("at", "name", "base", "sub", "result_name", "request", "cls", "class_selectors",
                  "selectors", "mode", "need", "all_devices", "admin", "tolerations", "cap_requests",
-                 "verdicts")
+                 "verdicts", "last")
 
     def __init__(self, at: RequestIndex, parent: DeviceRequest, request, cls: DeviceClass, class_selectors: tuple):
         self.at = at
@@ -53,6 +53,9 @@ class RequestData:
         # Device -> fact verdict (checks.fact_verdict) for this request's shape; shared with every
         # request of the same shape, across calls (see checks.FactCache).
         self.verdicts: dict = {}
+        # The last request of the last claim (or one of its subrequests): once it has all its
+        # devices, the search is done.
+        self.last = False
 
     @property
     def label(self) -> str:
@@ -96,7 +99,12 @@ def prepare(search) -> None:
                                   f"exceeds the claim limit of {MAX_DEVICES}")
         search.claim_reqs.append(entries)
         search.constraints.append(_constraints(search, claim) if claim.constraints else [])
+        search.results.append([])
         depth += 4 + 2 * MAX_DEVICES
+    if search.claim_reqs and search.claim_reqs[-1]:
+        last = search.claim_reqs[-1][-1]
+        for rd in last if type(last) is tuple else (last,):
+            rd.last = True
     if sys.getrecursionlimit() < depth:
         sys.setrecursionlimit(depth)
 
@@ -150,7 +158,7 @@ def _request_data(search, at: RequestIndex, parent: DeviceRequest, request) -> R
     rd = RequestData(at, parent, request, cls, search.inventory.class_selectors[class_name])
     if search.shortcuts:
         table = search.fact_table
-        shape = (rd.class_selectors, rd.selectors, rd.tolerations)
+        shape = rd.shape
         verdicts = table.get(shape)
         if verdicts is None:
             verdicts = table[shape] = {}

@@ -109,10 +109,18 @@ def build_results(search, node_name: str, binding_enabled: bool, variant: str) -
                 share_id=r.share_id,
                 consumed_capacity=r.consumed,
             ))
-        config = _build_config(search, c, claim)
+        config = _build_config(search, c, claim) if claim.config or _any_class_config(search, c) else ()
         selector = _build_node_selector(internal, node_name, claim, variant)
         out.append(AllocationResult(devices=tuple(devices), config=config, node_selector=selector))
     return tuple(out)
+
+
+def _any_class_config(search, c: int) -> bool:
+    for entry in search.claim_reqs[c]:
+        for rd in entry if type(entry) is tuple else (entry,):
+            if rd.cls.config:
+                return True
+    return False
 
 
 def _chosen_rd(search, c: int, j: int):

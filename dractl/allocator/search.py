@@ -3,8 +3,10 @@ the node, applying the device checks of `checks.DEVICE_CHECKS` in their order (a
 §3, §10). The pre-pass is in `prepass.py`, counter bookkeeping in `counters.py`.
 
 A `Search` lives for one `Allocator.allocate` call. Everything it changes is either local to the
-call or a cache derived from immutable inputs. With `shortcuts=False` it uses none of those caches
-and prunes nothing: the straightforward path the differential tests compare the fast one with.
+call or a cache derived from immutable inputs. With `shortcuts=False` it uses none of those caches:
+the straightforward path the differential tests compare the fast one with. Pruning of hopeless
+scans (`_nothing_to_evaluate`) is part of the search itself, decided from the inputs alone; the
+tests compare it with `Search.prune = False` too.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class InternalResult:
 
 
 class Search:
+    prune = True    # class-wide switch for the differential tests; see _nothing_to_evaluate
+
     def __init__(self, *, features: AllocatorFeatures, compat: Compat, variant: str, node: NodeInfo,
                  node_pools: NodePools, inventory: Inventory, claims: list[ResourceClaim], engine,
                  counter_cache: dict, new_share_id: Callable[[], str], facts: FactCache | None = None,
@@ -56,14 +60,17 @@ class Search:
         self.facts = facts if facts is not None else FactCache()
         # request shape -> {Device: fact verdict}, for this engine and these features.
         self.fact_table = fact_table if fact_table is not None else self.facts.table((engine, features))
-        self.counters = CounterBook(self.state, counter_cache if shortcuts else {})
+        # Counter bookkeeping only where some device of the node consumes counters.
+        self.counters = CounterBook(self.state, counter_cache if shortcuts else {}) \
+            if node_pools.has_counter_consumers else None
+        self.in_use = self.state.exclusive_ids()  # live view: device ID -> allocated exclusively
         self.new_share_id = new_share_id
         self.deadline = deadline
         self.rec = recorder
         self.steps = 0
         self.claim_reqs: list[list] = []          # per claim: RequestData or tuple of RequestData
         self.constraints: list[list[Constraint]] = []
-        self.results: list[list[InternalResult]] = [[] for _ in claims]
+        self.results: list[list[InternalResult]] = []      # per claim, filled by prepare
         self.chosen: dict[tuple[int, int], int] = {}      # (claim, request) -> chosen subrequest
         self.allocating: dict[tuple, set] = {}
         self.inflight: dict[tuple, dict[str, Fraction]] = {}
@@ -75,7 +82,7 @@ class Search:
         try:
             prepare(self)
             try:
-                return self.search()
+                return self._next(0, 0) if self.claim_reqs else True
             except MaxSizeExceeded:
                 raise AllocationError("allocation max size exceeded") from None
         except SearchTimeout:
@@ -129,29 +136,28 @@ class Search:
 
     def _nothing_to_evaluate(self, c: int, rd: RequestData, start: int) -> bool:
         """True when scanning candidates[start:] for `rd` could have no effect besides failing:
-        every device there is either skipped as in use before any check, or has its fact verdict
-        and node match cached (so no CEL or node-selector error can surface), and none of them can
-        leave state behind (counter consumption, in-flight shares). Pruning such a scan when too
-        few devices remain never changes the outcome, it only avoids exponential backtracking."""
-        if not self.shortcuts or self.np.first_stateful[start] < len(self.cands):
+        no device there can leave state behind (counter consumption, in-flight shares), and every
+        device not skipped as in use evaluates its fact checks and node match without an error
+        (so the scan could not surface one). Pruning such a scan when too few devices remain
+        never changes the outcome, it only avoids exponential backtracking.
+
+        The decision depends only on the inputs, never on what a cache happens to hold, so that
+        explanations (which record what the scans saw) are the same however warm the caches are."""
+        if not self.prune or self.np.first_stateful[start] < len(self.cands):
             return False
-        allocated = self.state.is_allocated
+        in_use = self.in_use
         allocating = self.allocating
-        verdicts = rd.verdicts
-        on_node_cache = self.np.device_on_node
         for cand in self.cands[start:]:
             did = cand.id
             users = allocating.get(did)
             if rd.admin:
                 if users and c in users:
                     continue
-            elif users or allocated(did):
+            elif users or did in in_use:
                 continue
-            dev = cand.device
-            v = verdicts.get(dev)
-            if v is None:
-                return False
-            if v not in UNSELECTABLE and cand.per_device_node_selection and dev not in on_node_cache:
+            try:
+                self.selectable(rd, cand)
+            except Exception:  # noqa: BLE001 - the scan must run and report it
                 return False
         return True
 
@@ -204,9 +210,10 @@ class Search:
         if n - start < rd.need - k and self._nothing_to_evaluate(c, rd, start):
             return False
         rec = self.rec
-        in_use = self.state.exclusive_ids()
+        in_use = self.in_use
         allocating = self.allocating
         verdicts = rd.verdicts
+        finishes = rd.last and k + 1 == rd.need   # this pick completes the whole search
         cc = self.f.consumable_capacity
         admin = rd.admin
         i = start
@@ -214,22 +221,16 @@ class Search:
             cand = cands[i]
             i += 1
             did = cand.id
-            # IN_USE, ALLOCATING
+            # IN_USE, ALLOCATING (admin access may share a device, only not within its claim)
             if admin:
                 users = allocating.get(did)
-                if users and c in users:
-                    if rec is not None:
-                        rec(rd, cand, R.ALLOCATING)
-                    continue
+                taken = R.ALLOCATING if users and c in users else None
             else:
-                if did in in_use:
-                    if rec is not None:
-                        rec(rd, cand, R.IN_USE)
-                    continue
-                if allocating.get(did):
-                    if rec is not None:
-                        rec(rd, cand, R.ALLOCATING)
-                    continue
+                taken = R.IN_USE if did in in_use else R.ALLOCATING if allocating.get(did) else None
+            if taken is not None:
+                if rec is not None:
+                    rec(rd, cand, taken)
+                continue
             # BINDING_CONDITIONS .. NODE_MISMATCH
             dev = cand.device
             verdict = verdicts.get(dev)
@@ -253,6 +254,9 @@ class Search:
                 continue
             if rec is not None:
                 rec(rd, cand, None)
+            if finishes:
+                self.steps += 1
+                return True
             try:
                 done = self._devices(rd, k + 1, i)
             except BaseException:
@@ -298,7 +302,7 @@ class Search:
                 if users and c in users:
                     return R.ALLOCATING
         else:
-            if did in self.state.exclusive_ids():
+            if did in self.in_use:
                 return R.IN_USE
             if self.allocating.get(did):
                 return R.ALLOCATING
