@@ -62,7 +62,7 @@ class GateError(ValueError):
     """A --feature-gates value that a Kubernetes component would reject."""
 
 
-class UnknownGateError(KeyError):
+class UnknownGateError(Exception):
     """Code asked for a feature gate that no Kubernetes version dractl knows has (a typo, or a
     gate missing from `_GATE_DEFAULTS`). Never caused by user input: `parse_feature_gates` turns
     unknown names on the command line into a `GateError`."""
@@ -89,9 +89,12 @@ class FeatureGates:
     def enabled(self, gate: str) -> bool:
         """The gate's effective value; False for a known gate that this version does not have.
         Raises UnknownGateError for a name no version has."""
-        defaults = _require_known(gate)
-        if gate in self.overrides:
-            return self.overrides[gate]
+        defaults = _GATE_DEFAULTS.get(gate)
+        if defaults is None:
+            _require_known(gate)  # raises
+        overrides = self.overrides
+        if gate in overrides:
+            return overrides[gate]
         return defaults.get(self.version, False)
 
     __call__ = enabled
