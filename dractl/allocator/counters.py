@@ -27,15 +27,8 @@ class CounterBook:
             avail = {name: {cn: q.value for cn, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
             counts = self.state.counts_for_counters
             for dev in pool.counter_consumers():
-                if not counts(dev.id):
-                    continue
-                for cc in dev.consumes_counters:
-                    s = avail.get(cc.counter_set)
-                    if s is None:
-                        continue
-                    for cn, q in cc.counters.items():
-                        if cn in s:
-                            s[cn] -= q.value
+                if counts(dev.id):
+                    _subtract(avail, dev)
             self.available[pool.name] = avail
         return avail
 
@@ -44,34 +37,40 @@ class CounterBook:
         pool would go below zero."""
         avail = self.availability(cand.pool)
         consumed = self.consumed.setdefault(cand.pool.name, {})
-        for cc in cand.device.consumes_counters:
-            s = consumed.setdefault(cc.counter_set, {})
-            for cn, q in cc.counters.items():
-                s[cn] = s.get(cn, 0) + q.value
+        _add(consumed, cand.device)
         if _overdrawn(avail, consumed):
             self.release(cand)
             return False
         return True
 
     def release(self, cand: Candidate) -> None:
-        consumed = self.consumed.get(cand.pool.name, {})
-        for cc in cand.device.consumes_counters:
-            s = consumed.get(cc.counter_set)
-            if s is None:
-                continue
-            for cn, q in cc.counters.items():
-                if cn in s:
-                    s[cn] -= q.value
+        _subtract(self.consumed.get(cand.pool.name, {}), cand.device)
 
     def fits_alone(self, cand: Candidate) -> bool:
         """Whether the device's counters fit what the allocated state leaves, ignoring this
         attempt (for explanations)."""
         own: dict[str, dict] = {}
-        for cc in cand.device.consumes_counters:
-            s = own.setdefault(cc.counter_set, {})
-            for cn, q in cc.counters.items():
-                s[cn] = s.get(cn, 0) + q.value
+        _add(own, cand.device)
         return not _overdrawn(self.availability(cand.pool), own)
+
+
+def _add(by_set: dict, device) -> None:
+    """Add what `device` consumes to `by_set` (counter set -> counter -> amount)."""
+    for cc in device.consumes_counters:
+        s = by_set.setdefault(cc.counter_set, {})
+        for cn, q in cc.counters.items():
+            s[cn] = s.get(cn, 0) + q.value
+
+
+def _subtract(by_set: dict, device) -> None:
+    """Subtract what `device` consumes from `by_set`, for the sets and counters it has."""
+    for cc in device.consumes_counters:
+        s = by_set.get(cc.counter_set)
+        if s is None:
+            continue
+        for cn, q in cc.counters.items():
+            if cn in s:
+                s[cn] -= q.value
 
 
 def _overdrawn(avail: dict, used_by_set: dict) -> bool:
