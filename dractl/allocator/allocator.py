@@ -131,7 +131,7 @@ class Allocator:
         if deadline is None and timeout is not None:
             deadline = time.monotonic() + timeout
         last_info, node_pools = self._last_node
-        if last_info is not node_info:
+        if last_info is not node_info or not self.shortcuts:
             try:
                 node_pools = self.inventory.pools_for(node_info, self.variant)
             except GatherError as exc:

@@ -109,7 +109,8 @@ def build_results(search, node_name: str, binding_enabled: bool, variant: str) -
                 share_id=r.share_id,
                 consumed_capacity=r.consumed,
             ))
-        config = _build_config(search, c, claim) if claim.config or _any_class_config(search, c) else ()
+        config = _build_config(search, c, claim) \
+            if not search.shortcuts or claim.config or _any_class_config(search, c) else ()
         selector = _build_node_selector(internal, node_name, claim, variant)
         out.append(AllocationResult(devices=tuple(devices), config=config, node_selector=selector))
     return tuple(out)

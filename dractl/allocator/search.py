@@ -213,7 +213,9 @@ class Search:
         in_use = self.in_use
         allocating = self.allocating
         verdicts = rd.verdicts
-        finishes = rd.last and k + 1 == rd.need   # this pick completes the whole search
+        finishes = rd.last and k + 1 == rd.need and self.shortcuts   # this pick completes the search
+        # Without capacity requests or capacities the capacity check is trivially true.
+        skip_capacity = not rd.cap_requests and self.shortcuts
         cc = self.f.consumable_capacity
         admin = rd.admin
         i = start
@@ -240,8 +242,8 @@ class Search:
                 if rec is not None:
                     rec(rd, cand, R.NOT_SELECTABLE)
                 continue
-            # CAPACITY (capacity_fits is trivially true without requests and capacities)
-            if cc and (rd.cap_requests or dev.capacities) and not capacity_fits(
+            # CAPACITY
+            if cc and not (skip_capacity and not dev.capacities) and not capacity_fits(
                     rd.cap_requests, dev, self.state.committed_capacity(did), self.inflight.get(did)):
                 if rec is not None:
                     rec(rd, cand, R.CAPACITY)
@@ -348,7 +350,7 @@ class Search:
                 users = allocating[did] = set()
             users.add(c)
         share_id = consumed = None
-        if self.f.consumable_capacity and (rd.cap_requests or dev.capacities):
+        if self.f.consumable_capacity and (rd.cap_requests or dev.capacities or not self.shortcuts):
             if not capacity_fits(rd.cap_requests, dev, self.state.committed_capacity(did), inflight.get(did)):
                 # Snapshot: constraints and counters stay reserved on this path (fixed upstream later).
                 if release:
