@@ -3,7 +3,9 @@
 * allocation: one single-device claim on a node with 10 devices, through the library's
   `Allocator.allocate` (the structured allocator only: no loading, no scheduler loop), timed in
   batches in this process; compared with the ~8 µs upstream's Go allocator takes for the same
-  (a reference figure, not measured here).
+  (a reference figure, not measured here), with the Python calls one allocation makes (cProfile).
+  The same on a 1,000-device node, fresh and while it fills up, and the
+  kubernetes/kubernetes#131730-shaped backtracking case (32 devices asked, 31 there).
 * start-up: `dractl --version` and `dractl validate` of one small manifest (text and -o json),
   as pre-commit runs them, next to the bare interpreter (`python -c pass`), median of N runs.
 * start-up ratios (issue #19 item 1): `dractl validate` of that manifest (it has a CEL selector),
@@ -50,42 +52,110 @@ spec:
 """
 
 
-def allocation_us(batches: int = 7, per_batch: int = 2000) -> dict:
-    """Median µs per Allocator.allocate of a fresh single-device claim on a 10-device node."""
+def _allocation_setup(devices: int = 10, claims: int = 2000, count: int = 1, numa_constraint: bool = False):
+    """An Allocator over one node with `devices` devices, the node, and `claims` fresh claims each
+    asking for `count` devices of the class (all on one NUMA node, with `numa_constraint`; the
+    devices alternate between NUMA nodes 0 and 1)."""
     from dractl.allocator import Allocator
     from dractl.allocator.nodes import NodeInfo
     from dractl.api.resource import model_from_dict
     from dractl.api.versions import parse_feature_gates
 
     driver = "gpu.example.com"
-    devices = [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}}} for i in range(10)]
+    device_list = [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}, "numa": {"int": i % 2}}}
+                   for i in range(devices)]
     docs = [
         {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": driver},
          "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}},
         {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-         "spec": {"driver": driver, "nodeName": "node-0", "devices": devices,
+         "spec": {"driver": driver, "nodeName": "node-0", "devices": device_list,
                   "pool": {"name": "node-0", "generation": 1, "resourceSliceCount": 1}}},
     ]
     gates = parse_feature_gates("", "1.37")
     cls, slice_ = (model_from_dict(d) for d in docs)
     allocator = Allocator(gates, [cls], [slice_])
     node = NodeInfo("node-0")
-    claims = [model_from_dict({
+    spec: dict = {"requests": [{"name": "gpu", "exactly": {"deviceClassName": driver, "count": count}}]}
+    if numa_constraint:
+        spec["constraints"] = [{"matchAttribute": f"{driver}/numa"}]
+    claim_list = [model_from_dict({
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-        "metadata": {"name": f"c{i}", "namespace": "default", "uid": f"u{i}"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": driver}}]}},
-    }) for i in range(per_batch)]
+        "metadata": {"name": f"c{i}", "namespace": "default", "uid": f"u{i}"}, "spec": {"devices": spec},
+    }) for i in range(claims)]
+    return allocator, node, claim_list
+
+
+def allocation_us(batches: int = 7, per_batch: int = 2000, devices: int = 10) -> dict:
+    """Median µs per Allocator.allocate of a fresh single-device claim on a node with `devices`
+    devices (nothing committed: every call finds the first device free, like upstream's figure)."""
+    allocator, node, claims = _allocation_setup(devices, per_batch)
     outcome = allocator.allocate(node, [claims[0]])  # warm: CEL compiled, pools gathered
     if not outcome.allocated:
         raise RuntimeError(f"the micro-benchmark claim did not allocate: {outcome}")
-    samples = []
+    samples, cpu = [], []
     for _ in range(batches):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         for claim in claims:
             allocator.allocate(node, [claim])
         samples.append((time.perf_counter() - start) / per_batch * 1e6)
+        cpu.append((time.thread_time() - start_cpu) / per_batch * 1e6)
+    # CPU time next to wall time: on a shared machine the wall figure includes waiting for a core.
     return {"us_median": statistics.median(samples), "us_min": min(samples),
-            "go_reference_us": GO_ALLOCATION_US, "allocations": batches * per_batch}
+            "us_cpu_median": statistics.median(cpu), "go_reference_us": GO_ALLOCATION_US,
+            "allocations": batches * per_batch, "python_calls": allocation_calls(devices)}
+
+
+def allocation_calls(devices: int = 10, allocations: int = 500) -> float:
+    """Python function calls (cProfile ncalls, builtins included) per allocation of the above."""
+    import cProfile
+    import pstats
+
+    allocator, node, claims = _allocation_setup(devices, allocations)
+    allocator.allocate(node, [claims[0]])
+    profile = cProfile.Profile()
+    profile.enable()
+    for claim in claims:
+        allocator.allocate(node, [claim])
+    profile.disable()
+    stats = pstats.Stats(profile)
+    return sum(entry[1] for entry in stats.stats.values()) / allocations  # type: ignore[attr-defined]
+
+
+def filling_us(devices: int = 1000, rounds: int = 5) -> dict:
+    """µs per allocation while a node with `devices` devices fills up: one single-device claim
+    after another, each committed, so the k-th allocation skips k devices in use; then all are
+    released for the next round. Median over the rounds of the mean per allocation."""
+    allocator, node, claims = _allocation_setup(devices, devices)
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for claim in claims:
+            outcome = allocator.allocate(node, [claim])
+            allocator.commit(claim, outcome.results[0])
+        samples.append((time.perf_counter() - start) / devices * 1e6)
+        if allocator.allocate(node, [claims[0]]).allocated:
+            raise RuntimeError("the filled node still had a free device")
+        for claim in claims:
+            allocator.release(claim)
+    return {"us_median": statistics.median(samples), "devices": devices}
+
+
+def backtracking_ms(runs: int = 5, devices: int = 31, count: int = 32, numa_constraint: bool = False) -> dict:
+    """kubernetes/kubernetes#131730, "allocation of devices can be slow in some situations", in
+    the shape from PR 130593's review: a claim asking for the per-claim maximum of 32 devices on a
+    node that has 31 (unsatisfiable; without pruning the search tries every subset). With
+    `numa_constraint` (30 devices, 16 asked, all on one of two NUMA nodes of 15) pruning by count
+    cannot help and the search backtracks for real. Median ms per call, and its search steps."""
+    allocator, node, claims = _allocation_setup(devices, runs, count=count, numa_constraint=numa_constraint)
+    samples, steps = [], 0
+    for claim in claims:
+        start = time.perf_counter()
+        outcome = allocator.allocate(node, [claim], timeout=30)
+        samples.append((time.perf_counter() - start) * 1000)
+        if not outcome.unsatisfiable:
+            raise RuntimeError(f"the 131730 case should be unsatisfiable: {outcome}")
+        steps = outcome.steps
+    return {"ms_median": statistics.median(samples), "steps": steps}
 
 
 def startup_ms(dractl: list[str], runs: int = 9) -> dict:
@@ -178,7 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=9, help="start-up runs per command")
     args = parser.parse_args(argv)
     dractl, _ = dractl_command()
-    print(json.dumps({"allocation": allocation_us(), "startup_ms": startup_ms(dractl, args.runs),
+    print(json.dumps({"allocation": allocation_us(),
+                      "allocation_1000_devices": allocation_us(devices=1000),
+                      "filling_1000_devices": filling_us(),
+                      "backtracking_131730": backtracking_ms(),
+                      "backtracking_131730_numa": backtracking_ms(3, 30, 16, numa_constraint=True),
+                      "startup_ms": startup_ms(dractl, args.runs),
                       "startup_ratios": startup_ratios(dractl, args.runs)}, indent=2))
     return 0
 

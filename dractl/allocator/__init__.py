@@ -4,6 +4,7 @@ Pure library: no printing, no file access. Entry point: `Allocator`.
 """
 
 from dractl.allocator.allocator import Allocator
+from dractl.allocator.checks import DEVICE_CHECKS, FactCache
 from dractl.allocator.errors import INVALID_POOLS_MESSAGE, AllocationError
 from dractl.allocator.features import EXPERIMENTAL, INCUBATING, STABLE, AllocatorFeatures, Compat
 from dractl.allocator.inventory import Inventory
@@ -13,7 +14,7 @@ from dractl.allocator.results import (ALLOCATED, ERROR, UNSATISFIABLE, Allocatio
 from dractl.allocator import reasons
 
 __all__ = [
-    "Allocator", "AllocationError", "AllocationOutcome", "AllocatorFeatures", "Compat", "DeviceVerdict",
+    "Allocator", "AllocationError", "DEVICE_CHECKS", "FactCache", "AllocationOutcome", "AllocatorFeatures", "Compat", "DeviceVerdict",
     "Explanation", "Inventory", "NodeInfo", "RequestExplanation", "reasons",
     "ALLOCATED", "UNSATISFIABLE", "ERROR", "INVALID_POOLS_MESSAGE", "STABLE", "INCUBATING", "EXPERIMENTAL",
 ]

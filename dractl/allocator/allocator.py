@@ -8,6 +8,7 @@ from typing import Callable, Iterable, Sequence
 
 from dractl.api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from dractl.allocator import explain as _explain
+from dractl.allocator.checks import SHARED_FACTS, FactCache
 from dractl.allocator.errors import INVALID_POOLS_MESSAGE, AllocationError
 from dractl.allocator.features import AllocatorFeatures, Compat
 from dractl.allocator.inventory import Inventory
@@ -31,24 +32,42 @@ class Allocator:
     gates: a `dractl.api.versions.FeatureGates` (preferred) or an `AllocatorFeatures`.
     cel_engine: an object with `matches(expression, device) -> bool` (`dractl.cel.SelectorEngine`);
         created from `gates` when omitted.
+    facts: where device facts (class match, selector results, taint tolerance per request shape)
+        are kept between calls; `checks.SHARED_FACTS` (process-wide) when omitted, so Allocators
+        built per node or per pod on the same slice objects reuse them. Keyed safely (see
+        `checks.FactCache`); pass a fresh `FactCache()` to keep them private.
+    shortcuts: False turns every cache and pruning of the search off (the straightforward path
+        the differential tests compare with); outcomes are the same, only slower.
     """
 
     def __init__(self, gates, classes: Iterable[DeviceClass] = (), slices: Iterable[ResourceSlice] = (),
                  allocated_claims: Iterable[ResourceClaim] = (), taint_rules: Iterable[DeviceTaintRule] = (),
                  cel_engine=None, *, compat: Compat = Compat(), variant: str | None = None,
-                 inventory: Inventory | None = None, share_id: Callable[[], str] | None = None):
+                 inventory: Inventory | None = None, share_id: Callable[[], str] | None = None,
+                 facts: FactCache | None = None, shortcuts: bool = True):
         self.features = gates if isinstance(gates, AllocatorFeatures) else AllocatorFeatures.from_gates(gates)
         self.gates = None if isinstance(gates, AllocatorFeatures) else gates
         self.compat = compat
         self.variant = variant or self.features.variant
         self.inventory = inventory if inventory is not None else Inventory(
             self.features, classes, slices, allocated_claims, taint_rules)
+        # What the fact cache knows the engine by: an engine built here evaluates selectors as a
+        # pure function of the gates, so any Allocator with the same gates may share its facts; a
+        # caller's engine is known only by its identity.
+        self.engine_key = cel_engine
         if cel_engine is None:
             if self.gates is None:
                 raise ValueError("cel_engine is required when gates are given as AllocatorFeatures")
             from dractl.cel import SelectorEngine
             cel_engine = SelectorEngine(self.gates)
+            self.engine_key = ("SelectorEngine", self.gates.key())
         self.engine = cel_engine
+        self.facts = facts if facts is not None else SHARED_FACTS
+        self._fact_table = self.facts.table((self.engine_key, self.features))
+        self.shortcuts = shortcuts
+        # The last node's pools, by NodeInfo identity (the scheduler passes the same NodeInfo for
+        # the same node); saves building the inventory's cache key on every call.
+        self._last_node: tuple = (None, None)
         self.new_share_id = share_id or _uuid_share_id
         # Counter availability per pool *name* (§6.6), valid for one version of the allocated state.
         self._counter_cache: dict = {}
@@ -56,9 +75,10 @@ class Allocator:
 
     @classmethod
     def from_inventory(cls, inventory: Inventory, cel_engine, *, gates=None, compat: Compat = Compat(),
-                       variant: str | None = None, share_id: Callable[[], str] | None = None) -> "Allocator":
+                       variant: str | None = None, share_id: Callable[[], str] | None = None,
+                       facts: FactCache | None = None, shortcuts: bool = True) -> "Allocator":
         return cls(gates if gates is not None else inventory.features, cel_engine=cel_engine, compat=compat,
-                   variant=variant, inventory=inventory, share_id=share_id)
+                   variant=variant, inventory=inventory, share_id=share_id, facts=facts, shortcuts=shortcuts)
 
     # -- allocated state ------------------------------------------------------------------------
     def commit(self, claim: ResourceClaim | str, allocation) -> None:
@@ -106,14 +126,17 @@ class Allocator:
             outcome is an error naming the claim and request being searched.
         explain: on failure, attach an Explanation (costs a second, diagnostic search).
         """
-        node_info = NodeInfo.from_any(node)
+        node_info = node if type(node) is NodeInfo else NodeInfo.from_any(node)
         claims = tuple(claims)
         if deadline is None and timeout is not None:
             deadline = time.monotonic() + timeout
-        try:
-            node_pools = self.inventory.pools_for(node_info, self.variant)
-        except GatherError as exc:
-            return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
+        last_info, node_pools = self._last_node
+        if last_info is not node_info or not self.shortcuts:
+            try:
+                node_pools = self.inventory.pools_for(node_info, self.variant)
+            except GatherError as exc:
+                return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
+            self._last_node = (node_info, node_pools)
         search = self._search(node_info, node_pools, claims, deadline, None)
         try:
             found = search.run()
@@ -143,12 +166,12 @@ class Allocator:
                                 node_info.name)
 
     def _search(self, node_info, node_pools, claims, deadline, recorder) -> Search:
-        version = self.inventory.version
+        version = self.inventory.state.version
         if version != self._counter_cache_version:
             self._counter_cache = {}
             self._counter_cache_version = version
         return Search(features=self.features, compat=self.compat, variant=self.variant, node=node_info,
-                      node_pools=node_pools, state=self.inventory.state, classes=self.inventory.device_class,
-                      claims=list(claims), engine=self.engine, counter_cache=self._counter_cache,
-                      new_share_id=self.new_share_id, selector_caches=self.inventory.selector_cache(self.engine),
-                      deadline=deadline, recorder=recorder)
+                      node_pools=node_pools, inventory=self.inventory, claims=list(claims), engine=self.engine,
+                      counter_cache=self._counter_cache, new_share_id=self.new_share_id, facts=self.facts,
+                      fact_table=self._fact_table, shortcuts=self.shortcuts, deadline=deadline,
+                      recorder=recorder)

@@ -2,8 +2,8 @@
 failure (or on demand), never on the happy path.
 
 For every request and subrequest it classifies each device of the node:
-1. static reasons, checked one by one in the order the search applies them (pool unusable, in use,
-   binding conditions, class selector, request selector, node, capacity, counters, taints);
+1. static reasons: pool unusable, then the first of `checks.DEVICE_CHECKS` (the search's own list,
+   in its order) that the device fails on its own;
 2. for devices without a static reason, the furthest dynamic rejection seen in a second,
    instrumented run of the same search (taken by another request of the pod, capacity or counters
    exhausted by the combination, constraint conflict). Devices with neither count as eligible.
@@ -12,11 +12,9 @@ For every request and subrequest it classifies each device of the node:
 from __future__ import annotations
 
 from dractl.allocator import reasons as R
-from dractl.allocator.capacity import capacity_fits
+from dractl.allocator.checks import static_reason
 from dractl.allocator.errors import AllocationError, SearchTimeout
-from dractl.allocator.nodes import NodeSelectorError, node_matches
 from dractl.allocator.results import DeviceVerdict, Explanation, RequestExplanation
-from dractl.allocator.taints import untolerated_taint
 
 # How far into the checks a dynamic rejection got; the furthest one describes a device best.
 _STAGE = {R.ALLOCATING: 1, R.CAPACITY: 2, R.COUNTERS: 3, R.CONSTRAINT: 4}
@@ -31,65 +29,10 @@ class _Recorder:
     def __call__(self, rd, cand, reason) -> None:
         if reason not in _STAGE:
             return
-        per = self.seen.setdefault((rd.c, rd.j, rd.s), {})
+        per = self.seen.setdefault(rd.at, {})
         old = per.get(cand.index)
         if old is None or _STAGE[reason] > _STAGE[old]:
             per[cand.index] = reason
-
-
-def _selector_reason(search, expressions, dev) -> str | None:
-    """None if all selectors are true, else 'false' or 'error'."""
-    for expr in expressions:
-        if expr is None:
-            return "error"
-        try:
-            if not search.engine.matches(expr, dev):
-                return "false"
-        except Exception:   # noqa: BLE001 - any evaluation failure is reported as a selector error
-            return "error"
-    return None
-
-
-def static_reason(search, rd, cand) -> str | None:
-    """The first reason, in search order, why `cand` cannot serve `rd` on its own."""
-    f = search.f
-    dev = cand.device
-    if not rd.admin and search.state.is_allocated(cand.id):
-        return R.IN_USE
-    if dev.binding_conditions and not f.device_binding_and_status:
-        return R.BINDING_CONDITIONS
-    r = _selector_reason(search, rd.class_selectors, dev)
-    if r is not None:
-        return R.CLASS_SELECTOR if r == "false" else R.SELECTOR_ERROR
-    r = _selector_reason(search, rd.selectors, dev)
-    if r is not None:
-        return R.REQUEST_SELECTOR if r == "false" else R.SELECTOR_ERROR
-    if cand.per_device_node_selection:
-        try:
-            if not node_matches(search.node, dev.node_name, dev.all_nodes, dev.node_selector):
-                return R.NODE_MISMATCH
-        except NodeSelectorError:
-            return R.NODE_MISMATCH
-    if f.consumable_capacity and not capacity_fits(rd.cap_requests, dev, search.state.committed_capacity(cand.id),
-                                                   None):
-        return R.CAPACITY
-    if dev.consumes_counters:
-        if not f.partitionable_devices:
-            return R.COUNTERS_DISABLED
-        avail = search._availability(cand.pool)
-        own: dict[str, dict] = {}
-        for cc in dev.consumes_counters:
-            s = own.setdefault(cc.counter_set, {})
-            for cn, q in cc.counters.items():
-                s[cn] = s.get(cn, 0) + q.value
-        for set_name, counters in avail.items():
-            used = own.get(set_name) or {}
-            for cn, available in counters.items():
-                if available < used.get(cn, 0):
-                    return R.COUNTERS
-    if f.device_taints and dev.taints and untolerated_taint(dev.taints, rd.tolerations) is not None:
-        return R.TAINTED
-    return None
 
 
 def explain(make_search, node_name: str) -> Explanation:
@@ -105,7 +48,7 @@ def explain(make_search, node_name: str) -> Explanation:
         # The pre-pass fails the same way as the real attempt did; nothing to explain per device.
         return Explanation(node_name, (), partial=False)
     try:
-        search.one(0, 0, 0, 0, False, 0)
+        search.search()
     except Exception:   # noqa: BLE001 - a diagnostic run must never turn into a different failure
         # Timed out, or stopped by a hard error (e.g. a CEL runtime error): the dynamic part of the
         # explanation covers only what the search reached.
@@ -129,7 +72,7 @@ def _explain_request(search, recorder, rd, claim_ref: str) -> RequestExplanation
         for sl in pool.unusable_slices:
             for dev in sl.devices:
                 verdicts.append(DeviceVerdict(dev.id_str, reason))
-    seen = recorder.seen.get((rd.c, rd.j, rd.s), {})
+    seen = recorder.seen.get(rd.at, {})
     for cand in search.cands:
         reason = static_reason(search, rd, cand)
         if reason is None:

@@ -23,6 +23,9 @@ class Inventory:
         self.classes: dict[str, DeviceClass] = {}
         for c in classes:
             self.classes.setdefault(c.name, c)
+        # Class name -> its selectors' CEL expressions (None for a selector without one).
+        self.class_selectors: dict[str, tuple] = {
+            name: tuple(sel.cel_expression for sel in c.selectors) for name, c in self.classes.items()}
         rules = list(taint_rules) if features.device_taint_rules else []
         self.slices: tuple[ResourceSlice, ...] = tuple(apply_taint_rules(slices, rules))
         self._by_node: dict[str, list[ResourceSlice]] = {}
@@ -36,7 +39,6 @@ class Inventory:
             self._by_pool.setdefault(sl.pool_id, []).append(sl)
         self.state = AllocatedState.from_claims(allocated_claims, features.consumable_capacity)
         self._pools: dict[tuple, NodePools | GatherError] = {}
-        self._selector_caches: dict[int, tuple[object, dict]] = {}
         # Allocator.could_match: selector expressions -> whether some device passes them.
         self.match_anywhere: dict[tuple, bool] = {}
 
@@ -61,14 +63,6 @@ class Inventory:
 
     def device_class(self, name: str) -> DeviceClass | None:
         return self.classes.get(name)
-
-    def selector_cache(self, engine) -> dict:
-        """Selector results per (class selectors, request selectors) and device, for one CEL engine.
-        Shared by every Allocator built on this inventory (selector results never change)."""
-        entry = self._selector_caches.get(id(engine))
-        if entry is None or entry[0] is not engine:
-            entry = self._selector_caches[id(engine)] = (engine, {})
-        return entry[1]
 
     # -- allocated state --------------------------------------------------------------------------
     def commit(self, claim: ResourceClaim | str, allocation: AllocationResult) -> None:

@@ -81,6 +81,8 @@ class NodePools:
     first_stateful: tuple[int, ...] = ()
     # Per-device node selection results for this node (errors are not cached).
     device_on_node: dict = field(default_factory=dict)
+    # Some candidate consumes shared counters (else the search needs no counter bookkeeping).
+    has_counter_consumers: bool = False
 
     @property
     def has_invalid(self) -> bool:
@@ -222,4 +224,5 @@ def gather_pools(node: NodeInfo, candidates: Sequence[ResourceSlice],
     for i in range(len(flat) - 1, -1, -1):
         dev = flat[i].device
         first[i] = i if (dev.consumes_counters or dev.allow_multiple_allocations) else first[i + 1]
-    return NodePools(node, tuple(pools), tuple(flat), tuple(first))
+    consumers = any(cand.device.consumes_counters for cand in flat)
+    return NodePools(node, tuple(pools), tuple(flat), tuple(first), has_counter_consumers=consumers)

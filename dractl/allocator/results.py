@@ -109,10 +109,19 @@ def build_results(search, node_name: str, binding_enabled: bool, variant: str) -
                 share_id=r.share_id,
                 consumed_capacity=r.consumed,
             ))
-        config = _build_config(search, c, claim)
+        config = _build_config(search, c, claim) \
+            if not search.shortcuts or claim.config or _any_class_config(search, c) else ()
         selector = _build_node_selector(internal, node_name, claim, variant)
         out.append(AllocationResult(devices=tuple(devices), config=config, node_selector=selector))
     return tuple(out)
+
+
+def _any_class_config(search, c: int) -> bool:
+    for entry in search.claim_reqs[c]:
+        for rd in entry if type(entry) is tuple else (entry,):
+            if rd.cls.config:
+                return True
+    return False
 
 
 def _chosen_rd(search, c: int, j: int):
@@ -162,6 +171,21 @@ def _same_requirement(a: NodeSelectorRequirement, b: NodeSelectorRequirement) ->
     return a.key == b.key and a.operator == b.operator and set(a.values) == set(b.values)
 
 
+_NODE_NAME_SELECTORS: dict[str, NodeSelector] = {}
+
+
+def node_name_selector(node_name: str) -> NodeSelector:
+    """`metadata.name In (node)`, built once per node name (the objects are immutable, so every
+    allocation on the node shares one)."""
+    selector = _NODE_NAME_SELECTORS.get(node_name)
+    if selector is None:
+        if len(_NODE_NAME_SELECTORS) >= 100_000:
+            _NODE_NAME_SELECTORS.clear()
+        selector = _NODE_NAME_SELECTORS[node_name] = NodeSelector((NodeSelectorTerm(
+            match_fields=(NodeSelectorRequirement("metadata.name", "In", (node_name,)),)),))
+    return selector
+
+
 def _build_node_selector(internal, node_name: str, claim: ResourceClaim, variant: str) -> NodeSelector | None:
     fields: list[NodeSelectorRequirement] = []
     exprs: list[NodeSelectorRequirement] = []
@@ -172,8 +196,7 @@ def _build_node_selector(internal, node_name: str, claim: ResourceClaim, variant
         else:
             nn, ns = sl.node_name, sl.node_selector
         if nn or (dev.binds_to_node and variant != STABLE):
-            return NodeSelector((NodeSelectorTerm(
-                match_fields=(NodeSelectorRequirement("metadata.name", "In", (node_name,)),)),))
+            return node_name_selector(node_name)
         if ns is None or not ns.terms:
             continue
         if len(ns.terms) > 1:

@@ -80,6 +80,11 @@ class AllocatedState:
         """In `AllocatedDevices` (exclusively allocated)."""
         return device_id in self._exclusive
 
+    def exclusive_ids(self):
+        """The live set-like view behind `is_allocated` (`device_id in view`), for hot loops that
+        cannot afford a call per device. Read only; it follows later changes."""
+        return self._exclusive
+
     def counts_for_counters(self, device_id: DeviceID) -> bool:
         """Allocated in any way that consumes counters: exclusive, a share, or consumed capacity."""
         return device_id in self._exclusive or device_id in self._shared_devices or device_id in self._capacity

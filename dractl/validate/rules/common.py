@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dractl.api.versions import UnknownGateError
 from dractl.findings import ERROR, WARNING, register
 
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_str,
@@ -177,6 +178,8 @@ def gate_dropped(em: Emitter, gate: str, what: str, path: tuple, consequence: st
 def gate_enabled(em: Emitter, gate: str) -> bool:
     try:
         return bool(em.gates.enabled(gate))
+    except UnknownGateError:
+        raise  # a misspelt gate name in a rule is a bug, never "enabled"
     except Exception:  # noqa: BLE001
         return True
 

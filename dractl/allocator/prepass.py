@@ -1,0 +1,193 @@
+"""The pre-pass of an allocation attempt (allocator-semantics §4.2): every request and subrequest
+of every claim validated against the features and classes, turned into `RequestData`, and the
+claims' constraints built. Errors here fail the whole attempt, before any device is looked at."""
+
+from __future__ import annotations
+
+import sys
+from typing import NamedTuple
+
+from dractl.api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
+                                 DeviceClass, DeviceRequest, ResourceClaim)
+from dractl.allocator.constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
+from dractl.allocator.errors import AllocationError
+from dractl.allocator.features import STABLE
+from dractl.allocator.pools import Candidate
+
+MAX_DEVICES = ALLOCATION_RESULTS_MAX_SIZE
+
+
+class RequestIndex(NamedTuple):
+    """Where a (sub)request sits: claim, request of the claim, subrequest of a firstAvailable
+    request (None for a request without subrequests)."""
+
+    claim: int
+    request: int
+    subrequest: int | None
+
+
+class RequestData:
+    """A request, or one subrequest of a firstAvailable request, ready for the search."""
+
+    __slots__ = ("at", "name", "base", "sub", "result_name", "request", "cls", "class_selectors",
+                 "selectors", "mode", "need", "all_devices", "admin", "tolerations", "cap_requests",
+                 "verdicts", "last")
+
+    def __init__(self, at: RequestIndex, parent: DeviceRequest, request, cls: DeviceClass, class_selectors: tuple):
+        self.at = at
+        self.request = request
+        in_sub = at.subrequest is not None
+        self.name = request.name if in_sub else parent.name
+        self.base = parent.name
+        self.sub = request.name if in_sub else None
+        self.result_name = f"{parent.name}/{request.name}" if in_sub else parent.name
+        self.cls = cls
+        self.class_selectors = class_selectors
+        self.selectors = tuple([sel.cel_expression for sel in request.selectors]) if request.selectors else ()
+        self.mode = request.allocation_mode
+        self.need = 0
+        self.all_devices: list[Candidate] | None = None
+        self.admin = request.admin_access is True
+        self.tolerations = request.tolerations
+        self.cap_requests = request.capacity.requests if request.capacity is not None else None
+        # Device -> fact verdict (checks.fact_verdict) for this request's shape; shared with every
+        # request of the same shape, across calls (see checks.FactCache).
+        self.verdicts: dict = {}
+        # The last request of the last claim (or one of its subrequests): once it has all its
+        # devices, the search is done.
+        self.last = False
+
+    @property
+    def label(self) -> str:
+        return self.result_name
+
+    @property
+    def shape(self) -> tuple:
+        """What the fact checks read of the request (see checks.FACT_CHECKS)."""
+        return (self.class_selectors, self.selectors, self.tolerations)
+
+    def __repr__(self) -> str:
+        return f"RequestData({self.result_name}, at={tuple(self.at)})"
+
+
+def prepare(search) -> None:
+    """Fill `search.claim_reqs` and `search.constraints`. Raises AllocationError."""
+    f = search.f
+    check_features = not (f.prioritized_list and f.consumable_capacity)
+    depth = 400    # recursion: a few levels per claim and request, two per device
+    for c, claim in enumerate(search.claims):
+        search.where = (c, None)
+        entries: list = []
+        lower_bound = 0
+        for j, req in enumerate(claim.requests):
+            if check_features:
+                _check_request_features(f, claim.ref, req)
+            if req.first_available:
+                subs = tuple([_request_data(search, RequestIndex(c, j, s), req, sub)
+                              for s, sub in enumerate(req.first_available)])
+                entries.append(subs)
+                lower_bound += min([rd.need for rd in subs])
+            elif req.exactly is not None:
+                rd = _request_data(search, RequestIndex(c, j, None), req, req.exactly)
+                entries.append(rd)
+                lower_bound += rd.need
+            else:
+                raise AllocationError(f"resource claim {claim.ref}, request {req.name}: unknown request type")
+            depth += 3
+        if lower_bound > MAX_DEVICES:
+            raise AllocationError(f"claim {claim.ref}: number of requested devices {lower_bound} "
+                                  f"exceeds the claim limit of {MAX_DEVICES}")
+        search.claim_reqs.append(entries)
+        search.constraints.append(_constraints(search, claim) if claim.constraints else [])
+        search.results.append([])
+        depth += 4 + 2 * MAX_DEVICES
+    if search.claim_reqs and search.claim_reqs[-1]:
+        last = search.claim_reqs[-1][-1]
+        for rd in last if type(last) is tuple else (last,):
+            rd.last = True
+    if sys.getrecursionlimit() < depth:
+        sys.setrecursionlimit(depth)
+
+
+def _check_request_features(f, ref: str, req: DeviceRequest) -> None:
+    if req.first_available and not f.prioritized_list:
+        raise AllocationError(f"claim {ref}, request {req.name}: has subrequests, "
+                              "but the DRAPrioritizedList feature is disabled")
+    if not f.consumable_capacity:
+        if req.exactly is not None and req.exactly.capacity is not None:
+            raise AllocationError(f"claim {ref}, request {req.name}: has capacity requests, "
+                                  "but the DRAConsumableCapacity feature is disabled")
+        for sub in req.first_available:
+            if sub.capacity is not None:
+                raise AllocationError(f"claim {ref}, subrequest {sub.name}: has capacity requests, "
+                                      "but the DRAConsumableCapacity feature is disabled")
+
+
+def _constraints(search, claim: ResourceClaim) -> list[Constraint]:
+    f = search.f
+    out: list[Constraint] = []
+    for i, con in enumerate(claim.constraints):
+        if con.match_attribute is not None:
+            out.append(MatchAttributeConstraint(con.requests, con.match_attribute, f.list_type_attributes))
+        elif con.distinct_attribute is not None and search.variant != STABLE:
+            out.append(DistinctAttributeConstraint(con.requests, con.distinct_attribute, f.list_type_attributes,
+                                                   search.compat.distinct_all_devices))
+        else:
+            raise AllocationError(f"claim {claim.ref}, constraint #{i}: empty constraint "
+                                  "(unsupported constraint type?)")
+    return out
+
+
+def _request_data(search, at: RequestIndex, parent: DeviceRequest, request) -> RequestData:
+    name = request.name if at.subrequest is not None else parent.name
+    for i, sel in enumerate(request.selectors):
+        if sel.cel_expression is None:
+            raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}, selector #{i}: "
+                                  "CEL expression empty (unsupported selector type?)")
+    if request.admin_access is not None and not search.f.admin_access:
+        raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}: admin access is requested, "
+                              "but the feature is disabled")
+    class_name = request.device_class_name
+    if not class_name:
+        raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}: missing device class name "
+                              "(unsupported request type?)")
+    cls = search.inventory.classes.get(class_name)
+    if cls is None:
+        raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}: could not retrieve device "
+                              f"class {class_name}: deviceclass.resource.k8s.io \"{class_name}\" not found")
+    rd = RequestData(at, parent, request, cls, search.inventory.class_selectors[class_name])
+    if search.shortcuts:
+        table = search.fact_table
+        shape = rd.shape
+        verdicts = table.get(shape)
+        if verdicts is None:
+            verdicts = table[shape] = {}
+        rd.verdicts = verdicts
+    if rd.mode == ALLOCATION_MODE_EXACT_COUNT:
+        rd.need = request.count
+    elif rd.mode == ALLOCATION_MODE_ALL:
+        search.where = (at.claim, rd)
+        rd.all_devices = _all_devices(search, rd)
+        rd.need = len(rd.all_devices)
+    else:
+        raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}: "
+                              f"unsupported count mode {rd.mode}")
+    return rd
+
+
+def _all_devices(search, rd: RequestData) -> list[Candidate]:
+    """Every device of the node's pools that the request could use on its own (§4.3)."""
+    ref = search.claims[rd.at.claim].ref
+    for pool in search.np.pools:
+        if pool.incomplete:
+            raise AllocationError(f"claim {ref}, request {rd.name}: asks for all devices, "
+                                  f"but resource pool {pool.id_str} is currently being updated")
+        if pool.invalid:
+            raise AllocationError(f"claim {ref}, request {rd.name}: asks for all devices, "
+                                  f"but resource pool {pool.id_str} is currently invalid")
+    out = []
+    for cand in search.cands:
+        search.check_deadline()
+        if search.selectable(rd, cand) and search.capacity_alone(rd, cand):
+            out.append(cand)
+    return out
