@@ -19,8 +19,9 @@ from typing import Any, Callable
 
 from .k8stypes import (CelQuantity, Semver, SemverError, new_int_quantity, parse_quantity,
                        quantity_add, quantity_as_int64, quantity_float)
-from .values import (INT64_MAX, INT64_MIN, UINT64_MAX, CelType, DefaultMap, EvalError, Optional,
-                     UInt, cel_equal, type_name)
+from .values import (INT64_MAX, INT64_MIN, UINT64_MAX, BrokenValue, CelType, DefaultMap,
+                     EvalError, Optional, UInt, cel_equal, equal_or_false, present_value,
+                     type_name)
 from . import regex as R
 
 MAX_INCLUDES = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
@@ -63,7 +64,7 @@ def index_value(o: Any, k: Any, optional: bool, off: int | None = None) -> Any:
     if type(o) is Optional:
         if not o.present:
             return o
-        o = o.value
+        o = present_value(o)
         optional = True
     if _is_list(o):
         tk = type(k)
@@ -74,7 +75,10 @@ def index_value(o: Any, k: Any, optional: bool, off: int | None = None) -> Any:
         else:
             raise EvalError("unsupported index type", off)
         if 0 <= i < len(o):
-            return Optional(o[i]) if optional else o[i]
+            v = o[i]
+            if type(v) is BrokenValue:
+                raise EvalError(v.message, off)
+            return Optional(v) if optional else v
         if optional:
             return Optional.NONE
         raise EvalError(f"index out of bounds: {i}", off)
@@ -90,6 +94,8 @@ def index_value(o: Any, k: Any, optional: bool, off: int | None = None) -> Any:
             if optional:
                 return Optional.NONE
             raise EvalError(f"no such key: {_key_str(k)}", off) from None
+        if type(v) is BrokenValue:
+            raise EvalError(v.message, off)
         return Optional(v) if optional else v
     raise EvalError("no such overload", off)
 
@@ -114,7 +120,7 @@ def op_in(e: Any, c: Any) -> bool:
             if type(x) is te and te in (str, int, bool):
                 if x == e:
                     return True
-            elif cel_equal(x, e):
+            elif equal_or_false(e, x):
                 return True
         return False
     if isinstance(c, dict):
@@ -913,7 +919,7 @@ def l_flatten(lst, depth=1):
 def l_distinct(lst):
     out: list = []
     for x in _list(lst):
-        if not any(cel_equal(x, y) for y in out):
+        if not any(equal_or_false(x, y) for y in out):
             out.append(x)
     return out
 
@@ -1035,7 +1041,7 @@ def l_max(lst):
 
 def l_index_of(lst, v):
     for i, x in enumerate(_list(lst)):
-        if cel_equal(x, v):
+        if equal_or_false(x, v):
             return i
     return -1
 
@@ -1043,7 +1049,7 @@ def l_index_of(lst, v):
 def l_last_index_of(lst, v):
     lst = _list(lst)
     for i in range(len(lst) - 1, -1, -1):
-        if cel_equal(lst[i], v):
+        if equal_or_false(lst[i], v):
             return i
     return -1
 
@@ -1070,8 +1076,8 @@ def f_includes(recv, v):
     if _is_list(recv):
         if len(recv) > MAX_INCLUDES:
             raise EvalError(f"'includes' function cannot be applied to lists longer than {MAX_INCLUDES} values")
-        return any(cel_equal(x, v) for x in recv)
-    return cel_equal(recv, v)
+        return any(equal_or_false(x, v) for x in recv)
+    return equal_or_false(recv, v)
 
 
 # --- optional -------------------------------------------------------------------------------
@@ -1115,12 +1121,12 @@ def o_value(o):
     o = _opt(o)
     if not o.present:
         raise EvalError("optional.none() dereference")
-    return o.value
+    return present_value(o)
 
 
 def o_or_value(o, dflt):
     o = _opt(o)
-    return o.value if o.present else dflt
+    return present_value(o) if o.present else dflt
 
 
 def o_or(o, other):
@@ -1134,7 +1140,7 @@ def o_unwrap(lst):
     out = []
     for x in _list(lst):
         if _opt(x).present:
-            out.append(x.value)
+            out.append(x.value)  # an error value stays in the list, as in cel-go
     return out
 
 
