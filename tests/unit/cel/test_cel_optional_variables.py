@@ -110,3 +110,67 @@ def test_generic_comprehension_path_agrees(monkeypatch: pytest.MonkeyPatch) -> N
         assert info.value.message == message, expr
     for expr, expected in WORKS:
         assert SelectorEngine(FeatureGates()).matches(expr + " ", GPU) is expected, expr
+
+
+# --- the validate-time lint (DRA1907) ---------------------------------------------------------
+
+def lint(expr: str) -> list[str]:
+    from dractl.validate.cellints import optional_variable_messages
+    return optional_variable_messages(expr, FeatureGates())
+
+
+# Every expression of FAILS that the lint can see statically: the types or the use say that the
+# optional holds a library value, and the value is taken out of the variable itself. Not seen:
+# values taken out later from a list the variable went into ([?v][0], filter(...)[0]) and a
+# variable bound to another variable (cel.bind(b, a, ...)).
+LINTED = [expr for expr, _ in FAILS
+          if "[?v][0]" not in expr and "cel.bind(b, a" not in expr and ".filter(" not in expr]
+
+
+@pytest.mark.parametrize("expr", LINTED)
+def test_lint_warns_where_kube_scheduler_fails(expr: str) -> None:
+    messages = lint(expr)
+    assert messages, expr
+    assert all("unsupported conversion to ref.Val" in m for m in messages)
+
+
+@pytest.mark.parametrize("expr,_expected", WORKS)
+def test_lint_is_quiet_where_kube_scheduler_works(expr: str, _expected: bool) -> None:
+    assert lint(expr) == []
+
+
+def test_lint_position_is_the_variable_inside_the_expression() -> None:
+    expr = (f"cel.bind(v, {ATTRS}.?driverVersion,\n"
+            "  v.hasValue() && v.value().minor() >= 2)")
+    [message] = lint(expr)
+    assert message.startswith("<input>:2:19: `v` (bound by cel.bind) holds an optional of a "
+                              "version or quantity attribute")
+    assert "cel.bind(v, <attribute>.?name.orValue(<default>), ...)" in message
+
+
+def test_lint_names_the_library_when_the_type_is_known() -> None:
+    [message] = lint(f"cel.bind(v, {MEMORY}.?memory, v.value().isGreaterThan(quantity(\"1Gi\")))")
+    assert "holds an optional of a quantity" in message
+    assert "(*resource.Quantity)" in message
+
+
+def test_lint_ignores_dyn_optionals_used_as_plain_values() -> None:
+    assert lint(f"cel.bind(v, {ATTRS}.?model, v.value() == \"A100\")") == []
+    assert lint(f"[{ATTRS}.?index].all(o, o.orValue(0) > 1)") == []
+
+
+def test_lint_skips_expressions_that_do_not_compile() -> None:
+    assert lint("cel.bind(v, nosuch, v.value())") == []
+
+
+def test_validate_reports_dra1907_on_the_selector_field() -> None:
+    from dractl.validate.rules import RuleContext, check_document
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "c", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                 "deviceClassName": "gpu", "selectors": [{"cel": {"expression": FAILS[0][0]}}]}}]}}}
+    found = check_document(claim, RuleContext(FeatureGates(), FeatureGates().version))
+    [hit] = [f for f in found if f.code == "DRA1907"]
+    assert hit.severity == "warning"
+    assert hit.field == "spec.devices.requests[0].exactly.selectors[0].cel.expression"
+    assert hit.message.startswith("<input>:1:82: `v` (bound by cel.bind)")
