@@ -489,7 +489,9 @@ class Checker:
         return DYN
 
     def _check_regex_literal(self, n: A.Call) -> None:
-        pat = n.args[-1] if n.function == "matches" else (n.args[0] if n.args else None)
+        if not n.args:  # no pattern: overload resolution reports the wrong arity
+            return
+        pat = n.args[-1] if n.function == "matches" else n.args[0]
         if n.function == "matches" and n.target is None and len(n.args) == 2:
             pat = n.args[1]
         if isinstance(pat, A.Lit) and pat.ctype == "string":
