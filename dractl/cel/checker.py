@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from . import ast as A
 from .errors import CelCompileError
 from .parser import line_col
+from .libs import declarations as LIBRARY_DECLARATIONS
 from .regex import check_pattern
 
 
@@ -229,39 +230,11 @@ for _s in [
     "list(double).sum() -> double", "list(dur).sum() -> dur",
     "list(A).min() -> A", "list(A).max() -> A", "list(A).indexOf(A) -> int",
     "list(A).lastIndexOf(A) -> int",
-    # sets
-    "sets.contains(list(A),list(A)) -> bool", "sets.equivalent(list(A),list(A)) -> bool",
-    "sets.intersects(list(A),list(A)) -> bool",
     # optional
     "optional.of(A) -> opt(A)", "optional.ofNonZeroValue(A) -> opt(A)", "optional.none() -> opt(dyn)",
     "opt(A).hasValue() -> bool", "opt(A).value() -> A", "opt(A).orValue(A) -> A",
     "opt(A).or(opt(A)) -> opt(A)", "optional.unwrap(list(opt(A))) -> list(A)",
     "list(opt(A)).unwrapOpt() -> list(A)", "list(A).first() -> opt(A)", "list(A).last() -> opt(A)",
-    # Kubernetes regex
-    "string.find(string) -> string", "string.findAll(string) -> list(string)",
-    "string.findAll(string,int) -> list(string)",
-    # quantity
-    "quantity(string) -> Q", "isQuantity(string) -> bool", "sign(Q) -> int",
-    "Q.isGreaterThan(Q) -> bool", "Q.isLessThan(Q) -> bool", "Q.compareTo(Q) -> int",
-    "Q.asApproximateFloat() -> double", "Q.asInteger() -> int", "Q.isInteger() -> bool",
-    "Q.add(Q) -> Q", "Q.add(int) -> Q", "Q.sub(Q) -> Q", "Q.sub(int) -> Q", "Q.mul(int) -> Q",
-    "Q.div(int) -> Q", "Q.div(int,int) -> Q", "Q.divInt(int) -> Q",
-    # semver
-    "semver(string) -> V", "semver(string,bool) -> V", "isSemver(string) -> bool",
-    "isSemver(string,bool) -> bool", "V.isGreaterThan(V) -> bool", "V.isLessThan(V) -> bool",
-    "V.compareTo(V) -> int", "V.major() -> int", "V.minor() -> int", "V.patch() -> int",
-    # url
-    "url(string) -> URL", "isURL(string) -> bool", "URL.getScheme() -> string",
-    "URL.getHost() -> string", "URL.getHostname() -> string", "URL.getPort() -> string",
-    "URL.getEscapedPath() -> string", "URL.getQuery() -> map(string,list(string))",
-    # ip / cidr
-    "ip(string) -> IP", "isIP(string) -> bool", "ip.isCanonical(string) -> bool",
-    "IP.family() -> int", "IP.isUnspecified() -> bool", "IP.isLoopback() -> bool",
-    "IP.isLinkLocalMulticast() -> bool", "IP.isLinkLocalUnicast() -> bool",
-    "IP.isGlobalUnicast() -> bool", "cidr(string) -> CIDR", "isCIDR(string) -> bool",
-    "CIDR.containsIP(IP) -> bool", "CIDR.containsIP(string) -> bool",
-    "CIDR.containsCIDR(CIDR) -> bool", "CIDR.containsCIDR(string) -> bool", "CIDR.ip() -> IP",
-    "CIDR.masked() -> CIDR", "CIDR.prefixLength() -> int",
     # format
     "format.named(string) -> opt(Fmt)", "Fmt.validate(string) -> opt(list(string))",
     # DRA
@@ -269,6 +242,8 @@ for _s in [
     # comprehension helper (transformMap)
     "cel.@mapInsert(map(K,W),K,W) -> map(K,W)", "cel.@mapInsert(map(K,W),map(K,W)) -> map(K,W)",
 ]:
+    _decl(_s)
+for _s in LIBRARY_DECLARATIONS():  # the libraries of dractl/cel/libs/
     _decl(_s)
 for _f in ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName",
            "dns1123LabelPrefix", "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue",

@@ -337,8 +337,11 @@ class Estimator:
                     el = _add(1, _factor(es[1], 0.1))
                 return _add(_mul(sz(target)[1], el), arg_sum), None
             return _add(_factor(sz(target)[1], 0.1), arg_sum), None
-        if fn == "url" and len(args) == 1:
-            return _add(_factor(sz(args[0])[1], 0.1), arg_sum), None
+        library_cost = _LIBRARY_STATIC_COSTS.get(fn)  # dractl/cel/libs/
+        if library_cost is not None:
+            r = library_cost(self, n, target, args, arg_sum)
+            if r is not None:
+                return r
         if fn in ("lowerAscii", "upperAscii", "substring", "trim") and target is not None:
             s = sz(target)
             return _add(_factor(s[1], 0.1), arg_sum), s
@@ -367,24 +370,6 @@ class Estimator:
                 sep = sz(args[0])
                 total = (0, _add(total[1], _mul(sep[1], max(ls[1] - 1, 0) if ls[1] < U64 else U64)))
             return _add(_factor(total[1], 0.1), arg_sum), total
-        if fn in ("find", "findAll") and target is not None and args:
-            s = sz(target)
-            strc = _factor(_add(s[1], 1), 0.1)
-            rc = _factor(sz(args[0])[1], 0.25)
-            return _add(_mul(strc, rc), arg_sum), (0, s[1])
-        if fn in ("masked", "prefixLength", "family", "isUnspecified", "isLoopback",
-                  "isLinkLocalMulticast", "isLinkLocalUnicast"):
-            return _add(1, arg_sum), None
-        if fn in ("containsIP", "containsCIDR") and target is not None and args:
-            c = _factor(32, 0.1)
-            if fn == "containsCIDR":
-                c = _add(_add(c, _factor(16, 0.1)), 1)
-            if self.types.get(args[0].id) == STRING:
-                c = _add(c, _factor(sz(args[0])[1], 0.1))
-            return _add(c, arg_sum), None
-        if fn in ("sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan",
-                  "isLessThan", "compareTo", "add", "sub"):
-            return _add(1, arg_sum), None
         if fn == "lists.range" and len(args) == 1:
             a = args[0]
             if isinstance(a, A.Lit) and type(a.value) is int:
@@ -452,3 +437,8 @@ class Estimator:
 def estimate_cost(node: A.Node, types: dict) -> int:
     """Worst-case cost (cel-go ``CostEstimate.Max``) of a checked expression."""
     return Estimator(types).cost(node)
+
+
+from .libs import static_costs as _library_static_costs  # noqa: E402 - libs import cost lazily
+
+_LIBRARY_STATIC_COSTS = _library_static_costs()

@@ -22,6 +22,8 @@ from .k8stypes import (CelQuantity, Semver, SemverError, new_int_quantity, parse
 from .values import (INT64_MAX, INT64_MIN, UINT64_MAX, BrokenValue, CelType, DefaultMap,
                      EvalError, Optional, UInt, cel_equal, equal_or_false, present_value,
                      type_name)
+from . import libs as LIBS
+from .netlib import CIDR, IPAddr
 from . import regex as R
 
 MAX_INCLUDES = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
@@ -1054,22 +1056,6 @@ def l_last_index_of(lst, v):
     return -1
 
 
-# --- sets -----------------------------------------------------------------------------------
-
-def sets_contains(a, b):
-    a, b = _list(a), _list(b)
-    return all(op_in(x, a) for x in b)
-
-
-def sets_equivalent(a, b):
-    return sets_contains(a, b) and sets_contains(b, a)
-
-
-def sets_intersects(a, b):
-    a, b = _list(a), _list(b)
-    return any(op_in(x, a) for x in b)
-
-
 # --- DRA includes ---------------------------------------------------------------------------
 
 def f_includes(recv, v):
@@ -1144,179 +1130,6 @@ def o_unwrap(lst):
     return out
 
 
-# --- regex (Kubernetes) ---------------------------------------------------------------------
-
-def r_find(s, pattern):
-    s, pattern = _str(s), _str(pattern)
-    m = R.compile_re(pattern).search(s)
-    return m.group(0) if m else ""
-
-
-def r_find_all(s, pattern, limit=-1):
-    s, pattern, limit = _str(s), _str(pattern), _int(limit)
-    if limit == 0:
-        return []
-    out = [m.group(0) for m in R.compile_re(pattern).finditer(s)]
-    if limit > 0:
-        out = out[:limit]
-    return out
-
-
-# --- quantity -------------------------------------------------------------------------------
-
-def _q(x) -> CelQuantity:
-    if type(x) is not CelQuantity:
-        raise _nso()
-    return x
-
-
-def q_quantity(s):
-    return parse_quantity(_str(s))
-
-
-def q_is_quantity(s):
-    try:
-        parse_quantity(_str(s))
-        return True
-    except EvalError:
-        return False
-
-
-def q_sign(q):
-    return _q(q).sign()
-
-
-def q_as_integer(q):
-    v = quantity_as_int64(_q(q))
-    if v is None:
-        raise EvalError("cannot convert value to integer")
-    return v
-
-
-def q_is_integer(q):
-    return quantity_as_int64(_q(q)) is not None
-
-
-def q_as_float(q):
-    return quantity_float(_q(q))
-
-
-def q_add(q, other):
-    q = _q(q)
-    if type(other) is int:
-        return quantity_add(q, new_int_quantity(other))
-    return quantity_add(q, _q(other))
-
-
-def q_sub(q, other):
-    q = _q(q)
-    if type(other) is int:
-        return quantity_add(q, new_int_quantity(other), -1)
-    return quantity_add(q, _q(other), -1)
-
-
-def q_mul(q, n):
-    q, n = _q(q), _int(n)
-    amount = None
-    if q.amount is not None:
-        v = q.amount[0] * n
-        if INT64_MIN <= v <= INT64_MAX:
-            amount = (v, q.amount[1])
-    return CelQuantity(q.value * n, q.format, amount)
-
-
-def q_div(q, n, rounding=4):
-    q, n, rounding = _q(q), _int(n), _int(rounding)
-    if n == 0:
-        raise EvalError("division by zero error")
-    if rounding > 10 or rounding < 0:
-        raise EvalError(f"the valid range for roundVal is 0 to 10 but {rounding} was passed")
-    from fractions import Fraction
-    exact = Fraction(q.value) / n
-    scaled = exact * 10 ** rounding
-    # inf.RoundHalfUp: away from zero at .5
-    r = math.floor(abs(scaled) + Fraction(1, 2))
-    r = r if scaled >= 0 else -r
-    v = Fraction(r, 10 ** rounding)
-    return CelQuantity(v, q.format, None)
-
-
-def q_div_int(q, n):
-    q, n = _q(q), _int(n)
-    if n == 0:
-        raise EvalError("division by zero error")
-    from fractions import Fraction
-    exact = Fraction(q.value) / n
-    t = math.trunc(exact)
-    return CelQuantity(Fraction(t), q.format, (t, 0) if INT64_MIN <= t <= INT64_MAX else None)
-
-
-def _cmp_obj(a, b) -> int:
-    ta = type(a)
-    if ta is not type(b) or not hasattr(a, "cel_compare"):
-        raise _nso()
-    return a.cel_compare(b)
-
-
-def m_is_greater_than(a, b):
-    return _cmp_obj(a, b) > 0
-
-
-def m_is_less_than(a, b):
-    return _cmp_obj(a, b) < 0
-
-
-def m_compare_to(a, b):
-    return _cmp_obj(a, b)
-
-
-# --- semver ---------------------------------------------------------------------------------
-
-def v_semver(s, normalize=False):
-    s = _str(s)
-    if type(normalize) is not bool:
-        raise _nso()
-    try:
-        return Semver.parse_normalized(s) if normalize else Semver.parse(s)
-    except SemverError as e:
-        raise EvalError(str(e)) from None
-
-
-def v_is_semver(s, normalize=False):
-    try:
-        v_semver(s, normalize)
-        return True
-    except EvalError:
-        if type(s) is not str:
-            raise
-        return False
-
-
-def _sv(v) -> Semver:
-    if type(v) is not Semver:
-        raise _nso()
-    return v
-
-
-def v_major(v):
-    return _sv(v).major
-
-
-def v_minor(v):
-    return _sv(v).minor
-
-
-def v_patch(v):
-    return _sv(v).patch
-
-
-# --- URL / IP / CIDR (Kubernetes) -----------------------------------------------------------
-
-from .netlib import (CIDR, IPAddr, URL, cidr_contains_cidr, cidr_contains_ip, cidr_ip, cidr_masked,
-                     cidr_prefix_length, f_cidr, f_ip, f_url, ip_family, ip_is_canonical,
-                     ip_is_global_unicast, ip_is_link_local_multicast, ip_is_link_local_unicast,
-                     ip_is_loopback, ip_is_unspecified, is_cidr, is_ip, is_url, url_escaped_path,
-                     url_host, url_hostname, url_port, url_query, url_scheme)
 from .formatlib import FORMAT_FUNCTIONS, format_validate, format_named
 
 
@@ -1328,12 +1141,6 @@ def f_string_any(x):
 
 def _size_method(x):
     return f_size(x)
-
-
-def _dispatch_add(a, b):
-    if type(a) is CelQuantity:
-        return q_add(a, b)
-    raise _nso()
 
 
 def _map_insert(m, k, v=None):
@@ -1380,53 +1187,22 @@ FUNCTIONS: dict[str, Callable] = {
     "slice": l_slice, "flatten": l_flatten, "distinct": l_distinct, "reverse": l_reverse,
     "sort": l_sort, "@sortBy": _sort_by, "lists.range": l_range, "first": l_first, "last": l_last,
     "isSorted": l_is_sorted, "sum": l_sum, "min": l_min, "max": l_max,
-    # sets
-    "sets.contains": sets_contains, "sets.equivalent": sets_equivalent,
-    "sets.intersects": sets_intersects,
     # DRA
     "includes": f_includes,
     # optional
     "optional.of": o_of, "optional.ofNonZeroValue": o_of_non_zero, "optional.none": o_none,
     "hasValue": o_has_value, "value": o_value, "orValue": o_or_value, "or": o_or,
     "optional.unwrap": o_unwrap, "unwrapOpt": o_unwrap,
-    # regex
-    "find": r_find, "findAll": r_find_all,
-    # quantity
-    "quantity": q_quantity, "isQuantity": q_is_quantity, "sign": q_sign,
-    "asInteger": q_as_integer, "isInteger": q_is_integer, "asApproximateFloat": q_as_float,
-    "add": q_add, "sub": q_sub, "mul": q_mul, "div": q_div, "divInt": q_div_int,
-    "isGreaterThan": m_is_greater_than, "isLessThan": m_is_less_than, "compareTo": m_compare_to,
-    # semver
-    "semver": v_semver, "isSemver": v_is_semver, "major": v_major, "minor": v_minor,
-    "patch": v_patch,
-    # url / ip / cidr
-    "url": f_url, "isURL": is_url, "getScheme": url_scheme, "getHost": url_host,
-    "getHostname": url_hostname, "getPort": url_port, "getEscapedPath": url_escaped_path,
-    "getQuery": url_query,
-    "ip": f_ip, "isIP": is_ip, "ip.isCanonical": ip_is_canonical, "family": ip_family,
-    "isUnspecified": ip_is_unspecified, "isLoopback": ip_is_loopback,
-    "isLinkLocalMulticast": ip_is_link_local_multicast,
-    "isLinkLocalUnicast": ip_is_link_local_unicast, "isGlobalUnicast": ip_is_global_unicast,
-    "cidr": f_cidr, "isCIDR": is_cidr, "containsIP": cidr_contains_ip,
-    "containsCIDR": cidr_contains_cidr, "masked": cidr_masked, "prefixLength": cidr_prefix_length,
     # format
     "format.named": format_named, "validate": format_validate,
     # comprehension helpers
     "cel.@mapInsert": _map_insert,
 }
 FUNCTIONS.update(FORMAT_FUNCTIONS)
+FUNCTIONS.update(LIBS.implementations())
 for _g in ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
            "getHours", "getMinutes", "getSeconds", "getMilliseconds"):
     FUNCTIONS[_g] = _ts_getter(_g)
-
-
-def _ip_method(x):
-    if type(x) is CIDR:
-        return cidr_ip(x)
-    raise _nso()
-
-
-FUNCTIONS["ip"] = lambda x: f_ip(x) if type(x) is str else _ip_method(x)
 
 
 def lookup(name: str) -> Callable | None:
@@ -1478,10 +1254,6 @@ def _c_contains(s, sub):
     return _ceil(0.1 * _sz(s)) * _ceil(0.1 * _sz(sub))
 
 
-def _c_regex(s, pattern, *rest):
-    return _ceil(0.1 * (_sz(s) + 1)) * _ceil(0.25 * _sz(pattern))
-
-
 def _c_list_traversal(lst, *rest):
     return max(1, _traversal(lst))
 
@@ -1507,7 +1279,7 @@ def _c_order(a, b):
 _COSTERS: dict[str, Callable[..., int]] = {
     "_<_": _c_order, "_<=_": _c_order, "_>_": _c_order, "_>=_": _c_order,
     "_+_": _c_add, "startsWith": _c_str1, "endsWith": _c_str1, "contains": _c_contains,
-    "matches": _c_regex, "find": _c_regex, "findAll": _c_regex,
+    "matches": LIBS.regexlib.regex_runtime_cost,
     "lowerAscii": _c_str1, "upperAscii": _c_str1, "trim": _c_str1, "substring": _c_str1,
     "charAt": _c_str1, "indexOf": _c_str1, "lastIndexOf": _c_str1,
     "replace": _c_str2, "split": _c_str2, "join": _c_join, "strings.quote": _c_str1,
@@ -1515,12 +1287,12 @@ _COSTERS: dict[str, Callable[..., int]] = {
     "isSorted": _c_list_traversal, "sum": _c_list_traversal, "min": _c_list_traversal,
     "max": _c_list_traversal, "distinct": _c_size_list, "sort": _c_size_list,
     "reverse": _c_size_list, "flatten": _c_size_list, "slice": _c_size_list,
-    "sets.contains": lambda a, b: max(1, _sz(a) * _sz(b)),
-    "sets.equivalent": lambda a, b: max(1, _sz(a) * _sz(b)),
-    "sets.intersects": lambda a, b: max(1, _sz(a) * _sz(b)),
     "lists.range": lambda n: max(1, n if type(n) is int else 1),
     "flatten": _c_size_list,
 }
+
+
+_COSTERS.update(LIBS.runtime_costs())
 
 
 def runtime_cost(name: str) -> Callable[..., int] | None:

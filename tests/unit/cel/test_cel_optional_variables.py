@@ -4,7 +4,8 @@ Upstream: interpreter/attributes.go applyQualifiers unwraps a variable's present
 GetValue().Value() and converts the native value back with NativeToValue (fixed after v0.27 by
 cel-go #1315). Kubernetes library values (semver, quantity, ip, cidr, url) have native values the
 registry cannot convert, so the variable reads as optional.of(<error>). See
-dractl/cel/optionalvars.py and testdata/conformance/random2/divergence-cel-bind-optional-semver.yaml.
+dractl/cel/optionalvars.py and
+testdata/conformance/random2/divergence-cel-bind-optional-semver.yaml.
 """
 
 from __future__ import annotations
