@@ -210,33 +210,6 @@ for _g in ("getHours", "getMinutes", "getSeconds", "getMilliseconds"):
     _decl(f"dur.{_g}() -> int")
 
 for _s in [
-    # ext strings v2
-    "string.charAt(int) -> string", "string.indexOf(string) -> int",
-    "string.indexOf(string,int) -> int", "string.lastIndexOf(string) -> int",
-    "string.lastIndexOf(string,int) -> int", "string.lowerAscii() -> string",
-    "string.upperAscii() -> string", "string.replace(string,string) -> string",
-    "string.replace(string,string,int) -> string", "string.split(string) -> list(string)",
-    "string.split(string,int) -> list(string)", "string.substring(int) -> string",
-    "string.substring(int,int) -> string", "string.trim() -> string",
-    "list(string).join() -> string", "list(string).join(string) -> string",
-    "string.format(list(dyn)) -> string", "strings.quote(string) -> string",
-    # ext lists v3
-    "list(A).slice(int,int) -> list(A)", "list(dyn).flatten() -> list(dyn)",
-    "list(dyn).flatten(int) -> list(dyn)", "list(A).distinct() -> list(A)",
-    "list(A).reverse() -> list(A)", "list(A).sort() -> list(A)",
-    "@sortBy(list(A),list(B)) -> list(A)", "lists.range(int) -> list(int)",
-    # Kubernetes lists
-    "list(A).isSorted() -> bool", "list(int).sum() -> int", "list(uint).sum() -> uint",
-    "list(double).sum() -> double", "list(dur).sum() -> dur",
-    "list(A).min() -> A", "list(A).max() -> A", "list(A).indexOf(A) -> int",
-    "list(A).lastIndexOf(A) -> int",
-    # optional
-    "optional.of(A) -> opt(A)", "optional.ofNonZeroValue(A) -> opt(A)", "optional.none() -> opt(dyn)",
-    "opt(A).hasValue() -> bool", "opt(A).value() -> A", "opt(A).orValue(A) -> A",
-    "opt(A).or(opt(A)) -> opt(A)", "optional.unwrap(list(opt(A))) -> list(A)",
-    "list(opt(A)).unwrapOpt() -> list(A)", "list(A).first() -> opt(A)", "list(A).last() -> opt(A)",
-    # format
-    "format.named(string) -> opt(Fmt)", "Fmt.validate(string) -> opt(list(string))",
     # DRA
     "dyn.includes(dyn) -> bool",
     # comprehension helper (transformMap)
@@ -245,10 +218,6 @@ for _s in [
     _decl(_s)
 for _s in LIBRARY_DECLARATIONS():  # the libraries of dractl/cel/libs/
     _decl(_s)
-for _f in ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName",
-           "dns1123LabelPrefix", "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue",
-           "uri", "uuid", "byte", "date", "datetime"):
-    _decl(f"format.{_f}() -> Fmt")
 
 TYPE_IDENT_TYPES = {
     "int": INT, "uint": UINT, "double": DOUBLE, "bool": BOOL, "string": STRING, "bytes": BYTES,

@@ -22,7 +22,6 @@ from .k8stypes import (CelQuantity, Semver, SemverError, new_int_quantity, parse
 from .values import (INT64_MAX, INT64_MIN, UINT64_MAX, BrokenValue, CelType, DefaultMap,
                      EvalError, Optional, UInt, cel_equal, equal_or_false, present_value,
                      type_name)
-from . import libs as LIBS
 from .netlib import CIDR, IPAddr
 from . import regex as R
 
@@ -653,407 +652,10 @@ def _int(x: Any) -> int:
     return x
 
 
-def s_char_at(s, i):
-    s, i = _str(s), _int(i)
-    if i < 0 or i > len(s):
-        raise EvalError(f"index out of range: {i}")
-    return s[i:i + 1]
-
-
-def s_index_of(s, sub, offset=0):
-    if _is_list(s):
-        if offset:
-            raise _nso()
-        return l_index_of(s, sub)
-    s, sub, offset = _str(s), _str(sub), _int(offset)
-    if offset < 0 or offset > len(s):
-        raise EvalError(f"index out of range: {offset}")
-    return s.find(sub, offset)
-
-
-def s_last_index_of(s, sub, offset=None):
-    if _is_list(s):
-        if offset is not None:
-            raise _nso()
-        return l_last_index_of(s, sub)
-    s, sub = _str(s), _str(sub)
-    if offset is None:
-        return s.rfind(sub)
-    offset = _int(offset)
-    if offset < 0 or offset >= len(s) and not (len(s) == 0 and offset == 0):
-        if not (offset == len(s) and False):
-            raise EvalError(f"index out of range: {offset}")
-    return s.rfind(sub, 0, offset + len(sub))
-
-
-_TO_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-_TO_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-
-
-def s_lower_ascii(s):
-    return _str(s).translate(_TO_LOWER)
-
-
-def s_upper_ascii(s):
-    return _str(s).translate(_TO_UPPER)
-
-
-def s_replace(s, old, new, n=-1):
-    s, old, new, n = _str(s), _str(old), _str(new), _int(n)
-    if n < 0:
-        return s.replace(old, new)
-    return s.replace(old, new, n)
-
-
-def s_split(s, sep, n=-1):
-    s, sep, n = _str(s), _str(sep), _int(n)
-    if n == 0:
-        return []
-    if n == 1:
-        return [s]
-    if sep == "":
-        chars = list(s)
-        if n < 0 or n >= len(chars):
-            return chars
-        return chars[:n - 1] + ["".join(chars[n - 1:])]
-    if n < 0:
-        return s.split(sep)
-    return s.split(sep, n - 1)
-
-
-def s_substring(s, start, end=None):
-    s, start = _str(s), _int(start)
-    end = len(s) if end is None else _int(end)
-    if start < 0 or start > len(s):
-        raise EvalError(f"index out of range: {start}")
-    if end < 0 or end > len(s):
-        raise EvalError(f"index out of range: {end}")
-    if start > end:
-        raise EvalError(f"invalid substring range. start: {start}, end: {end}")
-    return s[start:end]
-
-
-_UNICODE_WS = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-
-
-def s_trim(s):
-    return _str(s).strip(_UNICODE_WS)
-
-
-def s_join(lst, sep=""):
-    if not _is_list(lst):
-        raise _nso()
-    sep = _str(sep)
-    for x in lst:
-        if type(x) is not str:
-            raise _nso()
-    return sep.join(lst)
-
-
-def s_quote(s):
-    s = _str(s)
-    out = ['"']
-    for c in s:
-        if c == "\\":
-            out.append("\\\\")
-        elif c == '"':
-            out.append('\\"')
-        elif c == "\a":
-            out.append("\\a")
-        elif c == "\b":
-            out.append("\\b")
-        elif c == "\f":
-            out.append("\\f")
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\r":
-            out.append("\\r")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\v":
-            out.append("\\v")
-        else:
-            out.append(c)
-    out.append('"')
-    return "".join(out)
-
-
-def _fmt_arg_string(v: Any) -> str:
-    t = type(v)
-    if t is str:
-        return v
-    if t is bool:
-        return "true" if v else "false"
-    if t is int or t is UInt:
-        return str(int(v))
-    if t is float:
-        return format_double(v)
-    if t is bytes:
-        return v.decode("utf-8", errors="replace")
-    if v is None:
-        return "null"
-    if _is_list(v):
-        return "[" + ", ".join(_fmt_arg_string(x) if type(x) is not str else x for x in v) + "]"
-    if isinstance(v, dict):
-        items = sorted(((_fmt_arg_string(k), _fmt_arg_string(x)) for k, x in v.items()))
-        return "{" + ", ".join(f"{k}: {x}" for k, x in items) + "}"
-    if t is CelType:
-        return v.name
-    if t in (Timestamp, Duration, IPAddr, CIDR):
-        return str(v)
-    raise EvalError(f"error during formatting: string clause can only be used on strings, bools, "
-                    f"bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given {type_name(v)}")
-
-
-def s_format(fmt, args):
-    fmt = _str(fmt)
-    if not _is_list(args):
-        raise _nso()
-    out: list[str] = []
-    i, argi, n = 0, 0, len(fmt)
-    while i < n:
-        c = fmt[i]
-        if c != "%":
-            out.append(c)
-            i += 1
-            continue
-        i += 1
-        if i < n and fmt[i] == "%":
-            out.append("%")
-            i += 1
-            continue
-        prec = None
-        if i < n and fmt[i] == ".":
-            j = i + 1
-            while j < n and fmt[j].isdigit():
-                j += 1
-            prec = int(fmt[i + 1:j] or "0")
-            i = j
-        if i >= n:
-            raise EvalError("error during formatting: unexpected end of format string")
-        verb = fmt[i]
-        i += 1
-        if argi >= len(args):
-            raise EvalError(f"error during formatting: index {argi} out of range")
-        a = args[argi]
-        argi += 1
-        ta = type(a)
-        if verb == "s":
-            out.append(_fmt_arg_string(a))
-        elif verb == "d":
-            if ta not in (int, UInt):
-                raise EvalError(f"error during formatting: decimal clause can only be used on integers, was given {type_name(a)}")
-            out.append(str(int(a)))
-        elif verb in "fe":
-            if ta not in (int, UInt, float):
-                raise EvalError(f"error during formatting: {'fixed-point' if verb == 'f' else 'scientific'} clause can only be used on doubles, was given {type_name(a)}")
-            p = 6 if prec is None else prec
-            x = float(a)
-            if math.isnan(x):
-                out.append("NaN")
-            elif math.isinf(x):
-                out.append("Infinity" if x > 0 else "-Infinity")
-            else:
-                out.append(f"{x:.{p}{verb}}")
-        elif verb == "b":
-            if ta in (int, UInt):
-                out.append(format(int(a), "b"))
-            elif ta is bool:
-                out.append("1" if a else "0")
-            else:
-                raise EvalError(f"error during formatting: only integers and bools can be formatted as binary, was given {type_name(a)}")
-        elif verb == "o":
-            if ta not in (int, UInt):
-                raise EvalError(f"error during formatting: octal clause can only be used on integers, was given {type_name(a)}")
-            out.append(format(int(a), "o"))
-        elif verb in "xX":
-            if ta in (int, UInt):
-                s = format(int(a), "x")
-            elif ta is str:
-                s = a.encode("utf-8").hex()
-            elif ta is bytes:
-                s = a.hex()
-            else:
-                raise EvalError(f"error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given {type_name(a)}")
-            out.append(s.upper() if verb == "X" else s)
-        else:
-            raise EvalError(f"error during formatting: unrecognized formatting clause \"{verb}\"")
-    if argi < len(args):
-        raise EvalError(f"error during formatting: too many arguments supplied to string.format (expected {argi}, got {len(args)})")
-    return "".join(out)
-
-
-# --- lists: ext lists v3 + Kubernetes lists -------------------------------------------------
-
 def _list(x):
     if not _is_list(x):
         raise _nso()
     return x
-
-
-def l_slice(lst, start, end):
-    lst, start, end = _list(lst), _int(start), _int(end)
-    if start < 0 or end < 0:
-        raise EvalError(f"cannot slice(%d, %d), negative indexes not supported" % (start, end))
-    if start > end:
-        raise EvalError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
-    if end > len(lst):
-        raise EvalError(f"cannot slice({start}, {end}), list is length {len(lst)}")
-    return list(lst[start:end])
-
-
-def l_flatten(lst, depth=1):
-    lst, depth = _list(lst), _int(depth)
-    if depth < 0:
-        raise EvalError("level must be non-negative")
-
-    def flat(xs, d):
-        out = []
-        for x in xs:
-            if _is_list(x) and d > 0:
-                out.extend(flat(x, d - 1))
-            else:
-                out.append(x)
-        return out
-    return flat(lst, depth)
-
-
-def l_distinct(lst):
-    out: list = []
-    for x in _list(lst):
-        if not any(equal_or_false(x, y) for y in out):
-            out.append(x)
-    return out
-
-
-def l_reverse(lst):
-    if type(lst) is str:
-        raise _nso()  # strings ext is v2 in Kubernetes: no string reverse
-    return list(reversed(_list(lst)))
-
-
-def _sort_key_check(lst):
-    if not lst:
-        return
-    t = type(lst[0])
-    num = (int, UInt, float)
-    for x in lst:
-        tx = type(x)
-        if tx is t:
-            continue
-        if t in num and tx in num:
-            continue
-        raise EvalError("list elements must have the same type")
-    if t not in (int, UInt, float, str, bytes, bool, Timestamp, Duration):
-        if not hasattr(lst[0], "cel_compare"):
-            raise EvalError("list elements must be comparable")
-
-
-def _cel_key(x):
-    if type(x) in (Timestamp, Duration):
-        return x.nanos
-    return x
-
-
-def l_sort(lst):
-    lst = _list(lst)
-    _sort_key_check(lst)
-    if lst and hasattr(lst[0], "cel_compare"):
-        import functools
-        return sorted(lst, key=functools.cmp_to_key(lambda a, b: a.cel_compare(b)))
-    return sorted(lst, key=_cel_key)
-
-
-def l_sort_by_keys(lst, keys):
-    lst, keys = _list(lst), _list(keys)
-    if len(lst) != len(keys):
-        raise EvalError("@sortByAssociatedKeys() expected a list of the same size as the associated keys list")
-    _sort_key_check(keys)
-    order = sorted(range(len(lst)), key=lambda i: _cel_key(keys[i]))
-    return [lst[i] for i in order]
-
-
-def l_range(n):
-    n = _int(n)
-    return list(range(max(n, 0)))
-
-
-def l_first(lst):
-    lst = _list(lst)
-    return Optional(lst[0]) if lst else Optional.NONE
-
-
-def l_last(lst):
-    lst = _list(lst)
-    return Optional(lst[-1]) if lst else Optional.NONE
-
-
-def _k8s_cmp(a, b) -> int:
-    ta, tb = type(a), type(b)
-    if ta is tb and ta in (int, UInt, float, str, bytes, bool):
-        return (a > b) - (a < b)
-    if ta is tb and ta in (Timestamp, Duration):
-        return (a.nanos > b.nanos) - (a.nanos < b.nanos)
-    if ta is tb and hasattr(a, "cel_compare"):
-        return a.cel_compare(b)
-    raise _nso()
-
-
-def l_is_sorted(lst):
-    lst = _list(lst)
-    for i in range(1, len(lst)):
-        if _k8s_cmp(lst[i - 1], lst[i]) > 0:
-            return False
-    return True
-
-
-def l_sum(lst):
-    lst = _list(lst)
-    if not lst:
-        return 0
-    acc = lst[0]
-    for x in lst[1:]:
-        acc = op_add(acc, x)
-    if type(acc) not in (int, UInt, float, Duration):
-        raise _nso()
-    return acc
-
-
-def l_min(lst):
-    lst = _list(lst)
-    if not lst:
-        raise EvalError("min called on empty list")
-    best = lst[0]
-    for x in lst[1:]:
-        if _k8s_cmp(x, best) < 0:
-            best = x
-    return best
-
-
-def l_max(lst):
-    lst = _list(lst)
-    if not lst:
-        raise EvalError("max called on empty list")
-    best = lst[0]
-    for x in lst[1:]:
-        if _k8s_cmp(x, best) > 0:
-            best = x
-    return best
-
-
-def l_index_of(lst, v):
-    for i, x in enumerate(_list(lst)):
-        if equal_or_false(x, v):
-            return i
-    return -1
-
-
-def l_last_index_of(lst, v):
-    lst = _list(lst)
-    for i in range(len(lst) - 1, -1, -1):
-        if equal_or_false(lst[i], v):
-            return i
-    return -1
 
 
 # --- DRA includes ---------------------------------------------------------------------------
@@ -1066,71 +668,6 @@ def f_includes(recv, v):
     return equal_or_false(recv, v)
 
 
-# --- optional -------------------------------------------------------------------------------
-
-def o_of(v):
-    return Optional(v)
-
-
-def _is_zero(v) -> bool:
-    t = type(v)
-    if v is None:
-        return True
-    if t in (bool, int, UInt, float, str, bytes):
-        return not v
-    if _is_list(v) or isinstance(v, dict):
-        return len(v) == 0
-    if t in (Timestamp, Duration):
-        return v.nanos == 0
-    return False
-
-
-def o_of_non_zero(v):
-    return Optional.NONE if _is_zero(v) else Optional(v)
-
-
-def o_none():
-    return Optional.NONE
-
-
-def _opt(o) -> Optional:
-    if type(o) is not Optional:
-        raise _nso()
-    return o
-
-
-def o_has_value(o):
-    return _opt(o).present
-
-
-def o_value(o):
-    o = _opt(o)
-    if not o.present:
-        raise EvalError("optional.none() dereference")
-    return present_value(o)
-
-
-def o_or_value(o, dflt):
-    o = _opt(o)
-    return present_value(o) if o.present else dflt
-
-
-def o_or(o, other):
-    o = _opt(o)
-    if o.present:
-        return o
-    return _opt(other)
-
-
-def o_unwrap(lst):
-    out = []
-    for x in _list(lst):
-        if _opt(x).present:
-            out.append(x.value)  # an error value stays in the list, as in cel-go
-    return out
-
-
-from .formatlib import FORMAT_FUNCTIONS, format_validate, format_named
 
 
 def f_string_any(x):
@@ -1159,18 +696,6 @@ def _map_insert(m, k, v=None):
     return out
 
 
-def _sort_by(lst, keys):
-    return l_sort_by_keys(lst, keys)
-
-
-def _index_of(recv, v, *rest):
-    return s_index_of(recv, v, *rest)
-
-
-def _last_index_of(recv, v, *rest):
-    return s_last_index_of(recv, v, *rest)
-
-
 FUNCTIONS: dict[str, Callable] = {
     "_+_": op_add, "_-_": op_sub, "_*_": op_mul, "_/_": op_div, "_%_": op_mod, "-_": op_neg,
     "_<_": op_lt, "_<=_": op_le, "_>_": op_gt, "_>=_": op_ge,
@@ -1178,35 +703,27 @@ FUNCTIONS: dict[str, Callable] = {
     "endsWith": f_ends_with, "matches": f_matches,
     "int": f_int, "uint": f_uint, "double": f_double, "string": f_string, "bytes": f_bytes,
     "bool": f_bool, "dyn": f_dyn, "type": f_type, "duration": f_duration, "timestamp": f_timestamp,
-    # strings ext v2
-    "charAt": s_char_at, "indexOf": _index_of, "lastIndexOf": _last_index_of,
-    "lowerAscii": s_lower_ascii, "upperAscii": s_upper_ascii, "replace": s_replace,
-    "split": s_split, "substring": s_substring, "trim": s_trim, "join": s_join,
-    "format": s_format, "strings.quote": s_quote,
-    # lists
-    "slice": l_slice, "flatten": l_flatten, "distinct": l_distinct, "reverse": l_reverse,
-    "sort": l_sort, "@sortBy": _sort_by, "lists.range": l_range, "first": l_first, "last": l_last,
-    "isSorted": l_is_sorted, "sum": l_sum, "min": l_min, "max": l_max,
     # DRA
     "includes": f_includes,
-    # optional
-    "optional.of": o_of, "optional.ofNonZeroValue": o_of_non_zero, "optional.none": o_none,
-    "hasValue": o_has_value, "value": o_value, "orValue": o_or_value, "or": o_or,
-    "optional.unwrap": o_unwrap, "unwrapOpt": o_unwrap,
-    # format
-    "format.named": format_named, "validate": format_validate,
     # comprehension helpers
     "cel.@mapInsert": _map_insert,
 }
-FUNCTIONS.update(FORMAT_FUNCTIONS)
-FUNCTIONS.update(LIBS.implementations())
 for _g in ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
            "getHours", "getMinutes", "getSeconds", "getMilliseconds"):
     FUNCTIONS[_g] = _ts_getter(_g)
 
 
+_ALL_FUNCTIONS: dict[str, Callable] = {}
+
+
 def lookup(name: str) -> Callable | None:
-    return FUNCTIONS.get(name)
+    """The implementation of ``name``: the standard functions above and every library of
+    dractl/cel/libs/ (merged on first use: the library modules import this one)."""
+    if not _ALL_FUNCTIONS:
+        from . import libs
+        _ALL_FUNCTIONS.update(FUNCTIONS)
+        _ALL_FUNCTIONS.update(libs.implementations())
+    return _ALL_FUNCTIONS.get(name)
 
 
 # --- runtime cost (cel-go interpreter/runtimecost.go + Kubernetes library cost.go) ----------
@@ -1225,23 +742,8 @@ def cost_compare(a: Any, b: Any) -> int:
     return _ceil(0.1 * min(_sz(a), _sz(b)))
 
 
-def _traversal(v: Any) -> int:
-    """Kubernetes' cost of traversing a value (lists/maps recursively, strings by 0.1/char)."""
-    if isinstance(v, str):
-        return int(0.1 * len(v))
-    if _is_list(v):
-        return sum(_traversal(x) for x in v) + 0
-    if isinstance(v, dict):
-        return sum(_traversal(k) + _traversal(x) for k, x in v.items())
-    return 1
-
-
 def _c_str1(s, *rest):
     return _ceil(0.1 * _sz(s))
-
-
-def _c_str2(s, *rest):
-    return _ceil(0.2 * _sz(s))
 
 
 def _c_add(a, b):
@@ -1254,20 +756,8 @@ def _c_contains(s, sub):
     return _ceil(0.1 * _sz(s)) * _ceil(0.1 * _sz(sub))
 
 
-def _c_list_traversal(lst, *rest):
-    return max(1, _traversal(lst))
-
-
-def _c_size_list(lst, *rest):
-    return max(1, _sz(lst))
-
-
-def _c_join(lst, sep=""):
-    return _ceil(0.1 * (sum(_sz(x) for x in lst) if _is_list(lst) else 1 + _sz(sep) * max(len(lst) - 1, 0)))
-
-
-def _c_format(fmt, args):
-    return _ceil(0.1 * _sz(fmt)) + 1
+def _c_regex(s, pattern, *rest):
+    return _ceil(0.1 * (_sz(s) + 1)) * _ceil(0.25 * _sz(pattern))
 
 
 def _c_order(a, b):
@@ -1279,21 +769,16 @@ def _c_order(a, b):
 _COSTERS: dict[str, Callable[..., int]] = {
     "_<_": _c_order, "_<=_": _c_order, "_>_": _c_order, "_>=_": _c_order,
     "_+_": _c_add, "startsWith": _c_str1, "endsWith": _c_str1, "contains": _c_contains,
-    "matches": LIBS.regexlib.regex_runtime_cost,
-    "lowerAscii": _c_str1, "upperAscii": _c_str1, "trim": _c_str1, "substring": _c_str1,
-    "charAt": _c_str1, "indexOf": _c_str1, "lastIndexOf": _c_str1,
-    "replace": _c_str2, "split": _c_str2, "join": _c_join, "strings.quote": _c_str1,
-    "format": _c_format, "string": _c_str1, "bytes": _c_str1,
-    "isSorted": _c_list_traversal, "sum": _c_list_traversal, "min": _c_list_traversal,
-    "max": _c_list_traversal, "distinct": _c_size_list, "sort": _c_size_list,
-    "reverse": _c_size_list, "flatten": _c_size_list, "slice": _c_size_list,
-    "lists.range": lambda n: max(1, n if type(n) is int else 1),
-    "flatten": _c_size_list,
+    "matches": _c_regex, "string": _c_str1, "bytes": _c_str1,
 }
 
 
-_COSTERS.update(LIBS.runtime_costs())
+_ALL_COSTERS: dict[str, Callable[..., int]] = {}
 
 
 def runtime_cost(name: str) -> Callable[..., int] | None:
-    return _COSTERS.get(name)
+    if not _ALL_COSTERS:
+        from . import libs
+        _ALL_COSTERS.update(_COSTERS)
+        _ALL_COSTERS.update(libs.runtime_costs())
+    return _ALL_COSTERS.get(name)

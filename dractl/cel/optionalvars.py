@@ -168,8 +168,10 @@ def _variable_references(root: A.Node):
 def _taken_out(ident: A.Node, parents: dict) -> A.Node | None:
     """The node holding the optional's value once taken out of the variable's optional, or the
     reference itself for uses that read the value directly (``==``); None for ``hasValue()``."""
-    parent = parents.get(id(ident))
-    if isinstance(parent, A.Call) and parent.target is ident:
+    node, parent = ident, parents.get(id(ident))
+    while isinstance(parent, A.Call) and parent.target is node and parent.function == "or":
+        node, parent = parent, parents.get(id(parent))  # v.or(w) is v itself when v is present
+    if isinstance(parent, A.Call) and parent.target is node:
         if parent.function in _TAKE_OUT:
             return parent
         if parent.function == "hasValue":

@@ -2,10 +2,10 @@
 
 Each library module defines ``LIBRARY``, a :class:`Library`. The checker (overload declarations),
 the evaluator (implementations by function name), the static cost estimator and the runtime cost
-meter build their tables from :data:`LIBRARIES`, so adding a function to a library is one edit in
-one file. Libraries not yet moved here (strings, lists, optional, the standard functions) still
-live in ``dractl/cel/functions.py``, ``checker.py`` and ``cost.py`` (issue #14 item 8, in
-progress).
+meter build their tables from :func:`libraries`, so adding a function to a library is one edit in
+one file. The standard functions and operators (cel-go's base library: arithmetic, comparisons,
+size, contains/startsWith/endsWith/matches, conversions, timestamps) stay the evaluator's core
+in ``dractl/cel/functions.py``, ``checker.py`` and ``cost.py``.
 """
 
 from __future__ import annotations
@@ -33,19 +33,24 @@ class Library:
     runtime_costs: dict[str, Callable] = field(default_factory=dict)
 
 
-def _libraries() -> tuple[Library, ...]:
-    from . import net, quantity, regexlib, semver, sets
-    return (regexlib.LIBRARY, quantity.LIBRARY, semver.LIBRARY, net.LIBRARY, sets.LIBRARY)
+_LIBRARIES: list[Library] = []
 
 
-LIBRARIES: tuple[Library, ...] = _libraries()
+def libraries() -> list[Library]:
+    """Every library, imported on first use (the modules import dractl.cel.functions, which
+    must not depend on this package at import time)."""
+    if not _LIBRARIES:
+        from . import format, lists, net, optional, quantity, regexlib, semver, sets, strings
+        _LIBRARIES.extend(m.LIBRARY for m in (strings, lists, sets, regexlib, quantity, semver,
+                                              net, format, optional))
+    return _LIBRARIES
 
 
 def _merged(attribute: str) -> dict[str, Callable]:
     """One table from every library; a name two libraries implement must be the same object
     (e.g. isGreaterThan, shared by quantity and semver)."""
     out: dict[str, Callable] = {}
-    for lib in LIBRARIES:
+    for lib in libraries():
         for name, fn in getattr(lib, attribute).items():
             if name in out and out[name] is not fn:
                 raise RuntimeError(f"CEL function {name} has two {attribute} ({lib.name})")
@@ -54,7 +59,7 @@ def _merged(attribute: str) -> dict[str, Callable]:
 
 
 def declarations() -> list[str]:
-    return [sig for lib in LIBRARIES for sig in lib.declarations]
+    return [sig for lib in libraries() for sig in lib.declarations]
 
 
 def implementations() -> dict[str, Callable]:

@@ -20,8 +20,13 @@ def as_int(x: Any) -> int:
     return x
 
 
+def is_list(x: Any) -> bool:
+    t = type(x)
+    return t is list or t is tuple
+
+
 def as_list(x: Any) -> list:
-    if not isinstance(x, (list, tuple)):
+    if not is_list(x):
         raise no_such_overload()
     return x
 

@@ -40,6 +40,8 @@ FAILS = [
     (f"[{ATTRS}.?driverVersion].filter(o, o.hasValue())[0].value().major() == 1", SEMVER_ERR),
     (f"cel.bind(v, {ATTRS}.?driverVersion, v.optMap(x, x.major()).value() == 1)", SEMVER_ERR),
     (f"cel.bind(v, {ATTRS}.?driverVersion, v == optional.of(semver(\"1.2.0\")))", SEMVER_ERR),
+    (f"cel.bind(v, {ATTRS}.?driverVersion, v.or(optional.none()).value().major() == 1)",
+     SEMVER_ERR),
     (f"cel.bind(v, {ATTRS}.?rc, v.value().major() == 2)",
      "unsupported conversion to ref.Val: (semver.Version)2.1.0-rc.1"),
     (f"cel.bind(v, {MEMORY}.?memory, v.value().isGreaterThan(quantity(\"1Gi\")))", QTY_ERR),
