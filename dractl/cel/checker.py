@@ -177,37 +177,8 @@ for _s in [
     "@in(A,list(A)) -> bool", "@in(A,map(A,B)) -> bool",
     "_&&_(bool,bool) -> bool", "_||_(bool,bool) -> bool", "_?_:_(bool,A,A) -> A",
     "@not_strictly_false(bool) -> bool",
-    # standard functions
-    "size(string) -> int", "size(bytes) -> int", "size(list(A)) -> int", "size(map(A,B)) -> int",
-    "string.size() -> int", "bytes.size() -> int", "list(A).size() -> int", "map(A,B).size() -> int",
-    "string.contains(string) -> bool", "string.startsWith(string) -> bool",
-    "string.endsWith(string) -> bool", "string.matches(string) -> bool",
-    "matches(string,string) -> bool",
-    "int(int) -> int", "int(uint) -> int", "int(double) -> int", "int(string) -> int", "int(ts) -> int",
-    "uint(uint) -> uint", "uint(int) -> uint", "uint(double) -> uint", "uint(string) -> uint",
-    "double(double) -> double", "double(int) -> double", "double(uint) -> double", "double(string) -> double",
-    "string(string) -> string", "string(bool) -> string", "string(int) -> string",
-    "string(uint) -> string", "string(double) -> string", "string(bytes) -> string",
-    "string(ts) -> string", "string(dur) -> string", "string(IP) -> string", "string(CIDR) -> string",
-    "bytes(bytes) -> bytes", "bytes(string) -> bytes", "bool(bool) -> bool", "bool(string) -> bool",
-    "dyn(A) -> dyn", "type(A) -> type(A)",
-    "duration(string) -> dur", "duration(dur) -> dur", "timestamp(string) -> ts",
-    "timestamp(int) -> ts", "timestamp(ts) -> ts",
 ]:
     _decl(_s)
-
-for _op in ("_<_", "_<=_", "_>_", "_>=_"):
-    for _a, _b in (("int", "int"), ("uint", "uint"), ("double", "double"), ("string", "string"),
-                   ("bytes", "bytes"), ("bool", "bool"), ("ts", "ts"), ("dur", "dur"),
-                   ("int", "uint"), ("int", "double"), ("uint", "int"), ("uint", "double"),
-                   ("double", "int"), ("double", "uint")):
-        _decl(f"{_op}({_a},{_b}) -> bool")
-
-for _g in ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
-           "getHours", "getMinutes", "getSeconds", "getMilliseconds"):
-    _decl(f"ts.{_g}() -> int | ts.{_g}(string) -> int")
-for _g in ("getHours", "getMinutes", "getSeconds", "getMilliseconds"):
-    _decl(f"dur.{_g}() -> int")
 
 for _s in [
     # DRA

@@ -335,27 +335,11 @@ class Estimator:
         if fn == "includes":
             return _add(48, arg_sum), None  # DRA: max list length (ResourceSliceMaxAttributeValuesPerDevice)
         # cel-go built-ins
-        if fn == "bytes" and len(args) == 1 and self.types.get(args[0].id) == STRING:
-            s = sz(args[0])
-            return _add(_factor(s[1], 0.1), arg_sum), (s[0], _mul(s[1], 4))
-        if fn == "string" and len(args) == 1 and self.types.get(args[0].id) == BYTES:
-            s = sz(args[0])
-            return _add(_factor(s[1], 0.1), arg_sum), (s[0] // 4, s[1])
-        if fn in ("startsWith", "endsWith") and len(args) == 1:
-            return _add(_factor(sz(args[0])[1], 0.1), arg_sum), None
         if fn == "@in" and len(args) == 2:
             ct = self.types.get(args[1].id)
             if ct is not None and ct.name == "map":
                 return _add(1, arg_sum), None
             return _add(sz(args[1])[1], arg_sum), None
-        if fn == "matches":
-            s_node, p_node = (target, args[0]) if target is not None else (args[0], args[1] if len(args) > 1 else None)
-            if p_node is not None:
-                strc = _factor(_add(sz(s_node)[1], 1), 0.1)
-                rc = _factor(sz(p_node)[1], 0.25)
-                return _add(_mul(strc, rc), arg_sum), None
-        if fn == "contains" and target is not None and len(args) == 1:
-            return _add(_mul(_factor(sz(target)[1], 0.1), _factor(sz(args[0])[1], 0.1)), arg_sum), None
         if fn in ("_&&_", "_||_"):
             return _add(arg_costs[0], arg_costs[1]), None
         if fn == "_?_:_":

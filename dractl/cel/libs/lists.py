@@ -8,7 +8,8 @@ from __future__ import annotations
 import functools
 
 from .. import ast as A
-from ..functions import Duration, Timestamp, op_add
+from ..functions import op_add
+from ..timevalues import Duration, Timestamp
 from ..values import UInt, EvalError, Optional, equal_or_false, no_such_overload
 from . import Library
 from ._args import as_int, as_list, is_list, size

@@ -5,7 +5,7 @@ a comprehension variable is modelled in dractl/cel/optionalvars.py."""
 
 from __future__ import annotations
 
-from ..functions import Duration, Timestamp
+from ..timevalues import Duration, Timestamp
 from ..values import EvalError, Optional, UInt, no_such_overload, present_value
 from . import Library
 from ._args import as_list, is_list

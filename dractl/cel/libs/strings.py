@@ -9,7 +9,8 @@ import math
 from typing import Any
 
 from .. import ast as A
-from ..functions import Duration, Timestamp, format_double
+from ..timevalues import Duration, Timestamp
+from .standard import format_double
 from ..netlib import CIDR, IPAddr
 from ..values import CelType, EvalError, UInt, no_such_overload, type_name
 from . import Library
