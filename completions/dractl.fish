@@ -140,6 +140,7 @@ function __dractl_codes
         DRA1904 'CEL selector expression longer than 10240 bytes' \
         DRA1905 'device config without `opaque`, or with an invalid driver' \
         DRA1906 'opaque config parameters missing, over 10 KiB or not a JSON object' \
+        DRA1907 'CEL selector reads an optional semver/quantity back from a comprehension variable: kube-scheduler fails with "unsupported conversion to ref.Val"' \
         DRA1910 'field of a disabled feature gate: the API server drops it on create' \
         DRA1911 'kind or apiVersion needs a feature gate that is disabled for the target version' \
         DRA1999 'internal error in an API-server rule (please report it)' \

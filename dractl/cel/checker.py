@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from . import ast as A
 from .errors import CelCompileError
 from .parser import line_col
+from .libs import declarations as LIBRARY_DECLARATIONS
 from .regex import check_pattern
 
 
@@ -176,104 +177,18 @@ for _s in [
     "@in(A,list(A)) -> bool", "@in(A,map(A,B)) -> bool",
     "_&&_(bool,bool) -> bool", "_||_(bool,bool) -> bool", "_?_:_(bool,A,A) -> A",
     "@not_strictly_false(bool) -> bool",
-    # standard functions
-    "size(string) -> int", "size(bytes) -> int", "size(list(A)) -> int", "size(map(A,B)) -> int",
-    "string.size() -> int", "bytes.size() -> int", "list(A).size() -> int", "map(A,B).size() -> int",
-    "string.contains(string) -> bool", "string.startsWith(string) -> bool",
-    "string.endsWith(string) -> bool", "string.matches(string) -> bool",
-    "matches(string,string) -> bool",
-    "int(int) -> int", "int(uint) -> int", "int(double) -> int", "int(string) -> int", "int(ts) -> int",
-    "uint(uint) -> uint", "uint(int) -> uint", "uint(double) -> uint", "uint(string) -> uint",
-    "double(double) -> double", "double(int) -> double", "double(uint) -> double", "double(string) -> double",
-    "string(string) -> string", "string(bool) -> string", "string(int) -> string",
-    "string(uint) -> string", "string(double) -> string", "string(bytes) -> string",
-    "string(ts) -> string", "string(dur) -> string", "string(IP) -> string", "string(CIDR) -> string",
-    "bytes(bytes) -> bytes", "bytes(string) -> bytes", "bool(bool) -> bool", "bool(string) -> bool",
-    "dyn(A) -> dyn", "type(A) -> type(A)",
-    "duration(string) -> dur", "duration(dur) -> dur", "timestamp(string) -> ts",
-    "timestamp(int) -> ts", "timestamp(ts) -> ts",
 ]:
     _decl(_s)
 
-for _op in ("_<_", "_<=_", "_>_", "_>=_"):
-    for _a, _b in (("int", "int"), ("uint", "uint"), ("double", "double"), ("string", "string"),
-                   ("bytes", "bytes"), ("bool", "bool"), ("ts", "ts"), ("dur", "dur"),
-                   ("int", "uint"), ("int", "double"), ("uint", "int"), ("uint", "double"),
-                   ("double", "int"), ("double", "uint")):
-        _decl(f"{_op}({_a},{_b}) -> bool")
-
-for _g in ("getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDate", "getDayOfWeek",
-           "getHours", "getMinutes", "getSeconds", "getMilliseconds"):
-    _decl(f"ts.{_g}() -> int | ts.{_g}(string) -> int")
-for _g in ("getHours", "getMinutes", "getSeconds", "getMilliseconds"):
-    _decl(f"dur.{_g}() -> int")
-
 for _s in [
-    # ext strings v2
-    "string.charAt(int) -> string", "string.indexOf(string) -> int",
-    "string.indexOf(string,int) -> int", "string.lastIndexOf(string) -> int",
-    "string.lastIndexOf(string,int) -> int", "string.lowerAscii() -> string",
-    "string.upperAscii() -> string", "string.replace(string,string) -> string",
-    "string.replace(string,string,int) -> string", "string.split(string) -> list(string)",
-    "string.split(string,int) -> list(string)", "string.substring(int) -> string",
-    "string.substring(int,int) -> string", "string.trim() -> string",
-    "list(string).join() -> string", "list(string).join(string) -> string",
-    "string.format(list(dyn)) -> string", "strings.quote(string) -> string",
-    # ext lists v3
-    "list(A).slice(int,int) -> list(A)", "list(dyn).flatten() -> list(dyn)",
-    "list(dyn).flatten(int) -> list(dyn)", "list(A).distinct() -> list(A)",
-    "list(A).reverse() -> list(A)", "list(A).sort() -> list(A)",
-    "@sortBy(list(A),list(B)) -> list(A)", "lists.range(int) -> list(int)",
-    # Kubernetes lists
-    "list(A).isSorted() -> bool", "list(int).sum() -> int", "list(uint).sum() -> uint",
-    "list(double).sum() -> double", "list(dur).sum() -> dur",
-    "list(A).min() -> A", "list(A).max() -> A", "list(A).indexOf(A) -> int",
-    "list(A).lastIndexOf(A) -> int",
-    # sets
-    "sets.contains(list(A),list(A)) -> bool", "sets.equivalent(list(A),list(A)) -> bool",
-    "sets.intersects(list(A),list(A)) -> bool",
-    # optional
-    "optional.of(A) -> opt(A)", "optional.ofNonZeroValue(A) -> opt(A)", "optional.none() -> opt(dyn)",
-    "opt(A).hasValue() -> bool", "opt(A).value() -> A", "opt(A).orValue(A) -> A",
-    "opt(A).or(opt(A)) -> opt(A)", "optional.unwrap(list(opt(A))) -> list(A)",
-    "list(opt(A)).unwrapOpt() -> list(A)", "list(A).first() -> opt(A)", "list(A).last() -> opt(A)",
-    # Kubernetes regex
-    "string.find(string) -> string", "string.findAll(string) -> list(string)",
-    "string.findAll(string,int) -> list(string)",
-    # quantity
-    "quantity(string) -> Q", "isQuantity(string) -> bool", "sign(Q) -> int",
-    "Q.isGreaterThan(Q) -> bool", "Q.isLessThan(Q) -> bool", "Q.compareTo(Q) -> int",
-    "Q.asApproximateFloat() -> double", "Q.asInteger() -> int", "Q.isInteger() -> bool",
-    "Q.add(Q) -> Q", "Q.add(int) -> Q", "Q.sub(Q) -> Q", "Q.sub(int) -> Q", "Q.mul(int) -> Q",
-    "Q.div(int) -> Q", "Q.div(int,int) -> Q", "Q.divInt(int) -> Q",
-    # semver
-    "semver(string) -> V", "semver(string,bool) -> V", "isSemver(string) -> bool",
-    "isSemver(string,bool) -> bool", "V.isGreaterThan(V) -> bool", "V.isLessThan(V) -> bool",
-    "V.compareTo(V) -> int", "V.major() -> int", "V.minor() -> int", "V.patch() -> int",
-    # url
-    "url(string) -> URL", "isURL(string) -> bool", "URL.getScheme() -> string",
-    "URL.getHost() -> string", "URL.getHostname() -> string", "URL.getPort() -> string",
-    "URL.getEscapedPath() -> string", "URL.getQuery() -> map(string,list(string))",
-    # ip / cidr
-    "ip(string) -> IP", "isIP(string) -> bool", "ip.isCanonical(string) -> bool",
-    "IP.family() -> int", "IP.isUnspecified() -> bool", "IP.isLoopback() -> bool",
-    "IP.isLinkLocalMulticast() -> bool", "IP.isLinkLocalUnicast() -> bool",
-    "IP.isGlobalUnicast() -> bool", "cidr(string) -> CIDR", "isCIDR(string) -> bool",
-    "CIDR.containsIP(IP) -> bool", "CIDR.containsIP(string) -> bool",
-    "CIDR.containsCIDR(CIDR) -> bool", "CIDR.containsCIDR(string) -> bool", "CIDR.ip() -> IP",
-    "CIDR.masked() -> CIDR", "CIDR.prefixLength() -> int",
-    # format
-    "format.named(string) -> opt(Fmt)", "Fmt.validate(string) -> opt(list(string))",
     # DRA
     "dyn.includes(dyn) -> bool",
     # comprehension helper (transformMap)
     "cel.@mapInsert(map(K,W),K,W) -> map(K,W)", "cel.@mapInsert(map(K,W),map(K,W)) -> map(K,W)",
 ]:
     _decl(_s)
-for _f in ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName",
-           "dns1123LabelPrefix", "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue",
-           "uri", "uuid", "byte", "date", "datetime"):
-    _decl(f"format.{_f}() -> Fmt")
+for _s in LIBRARY_DECLARATIONS():  # the libraries of dractl/cel/libs/
+    _decl(_s)
 
 TYPE_IDENT_TYPES = {
     "int": INT, "uint": UINT, "double": DOUBLE, "bool": BOOL, "string": STRING, "bytes": BYTES,
@@ -489,7 +404,9 @@ class Checker:
         return DYN
 
     def _check_regex_literal(self, n: A.Call) -> None:
-        pat = n.args[-1] if n.function == "matches" else (n.args[0] if n.args else None)
+        if not n.args:  # no pattern: overload resolution reports the wrong arity
+            return
+        pat = n.args[-1] if n.function == "matches" else n.args[0]
         if n.function == "matches" and n.target is None and len(n.args) == 2:
             pat = n.args[1]
         if isinstance(pat, A.Lit) and pat.ctype == "string":

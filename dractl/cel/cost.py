@@ -327,100 +327,19 @@ class Estimator:
         args = n.args
         sz = self.size_or_unknown
         # Kubernetes library estimator first
-        if fn in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf") and target is not None:
-            tt = self.types.get(target.id)
-            if tt is not None and tt.name == "list":
-                el = 1
-                et = tt.params[0]
-                if et in (STRING, BYTES):
-                    es = self._list_elem_size(target) or UNKNOWN
-                    el = _add(1, _factor(es[1], 0.1))
-                return _add(_mul(sz(target)[1], el), arg_sum), None
-            return _add(_factor(sz(target)[1], 0.1), arg_sum), None
-        if fn == "url" and len(args) == 1:
-            return _add(_factor(sz(args[0])[1], 0.1), arg_sum), None
-        if fn in ("lowerAscii", "upperAscii", "substring", "trim") and target is not None:
-            s = sz(target)
-            return _add(_factor(s[1], 0.1), arg_sum), s
-        if fn == "replace" and target is not None and len(args) >= 2:
-            s, old, new = sz(target), sz(args[0]), sz(args[1])
-            if old[0] == 0:
-                cnt = s[1] + 1 if s[1] < U64 else s[1]
-                retained = s[1]
-            elif new[1] <= old[0]:
-                cnt, retained = 0, s[1]
-            else:
-                cnt, retained = math.ceil(s[1] / old[0]) if s[1] < U64 else U64, 0
-            size = (0, _add(_mul(cnt, new[1]), retained))
-            return _add(_factor(s[1], 0.2), arg_sum), size
-        if fn == "split" and target is not None:
-            s = sz(target)
-            mx = s[1]
-            if len(args) > 1 and isinstance(args[1], A.Lit) and isinstance(args[1].value, int):
-                mx = max(args[1].value, 0) if args[1].value >= 0 else U64
-            return _add(_factor(s[1], 0.2), arg_sum), (0, mx)
-        if fn == "join" and target is not None:
-            ls = sz(target)
-            es = self._list_elem_size(target)
-            total = (0, _mul(ls[1], es[1])) if es is not None else (0, 0)
-            if args:
-                sep = sz(args[0])
-                total = (0, _add(total[1], _mul(sep[1], max(ls[1] - 1, 0) if ls[1] < U64 else U64)))
-            return _add(_factor(total[1], 0.1), arg_sum), total
-        if fn in ("find", "findAll") and target is not None and args:
-            s = sz(target)
-            strc = _factor(_add(s[1], 1), 0.1)
-            rc = _factor(sz(args[0])[1], 0.25)
-            return _add(_mul(strc, rc), arg_sum), (0, s[1])
-        if fn in ("masked", "prefixLength", "family", "isUnspecified", "isLoopback",
-                  "isLinkLocalMulticast", "isLinkLocalUnicast"):
-            return _add(1, arg_sum), None
-        if fn in ("containsIP", "containsCIDR") and target is not None and args:
-            c = _factor(32, 0.1)
-            if fn == "containsCIDR":
-                c = _add(_add(c, _factor(16, 0.1)), 1)
-            if self.types.get(args[0].id) == STRING:
-                c = _add(c, _factor(sz(args[0])[1], 0.1))
-            return _add(c, arg_sum), None
-        if fn in ("sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan",
-                  "isLessThan", "compareTo", "add", "sub"):
-            return _add(1, arg_sum), None
-        if fn == "lists.range" and len(args) == 1:
-            a = args[0]
-            if isinstance(a, A.Lit) and type(a.value) is int:
-                n = max(a.value, 0)
-                return _add(n, arg_sum), (n, n)
-            return _add(1, arg_sum), None
+        library_cost = _LIBRARY_STATIC_COSTS.get(fn)  # dractl/cel/libs/
+        if library_cost is not None:
+            r = library_cost(self, n, target, args, arg_sum)
+            if r is not None:
+                return r
         if fn == "includes":
             return _add(48, arg_sum), None  # DRA: max list length (ResourceSliceMaxAttributeValuesPerDevice)
         # cel-go built-ins
-        if fn == "format" and target is not None:
-            ts, as_ = sz(target), sz(args[0]) if args else (0, 0)
-            return _add(_factor(ts[1], 0.1), arg_sum), (0, _add(ts[1], as_[1]))
-        if fn == "bytes" and len(args) == 1 and self.types.get(args[0].id) == STRING:
-            s = sz(args[0])
-            return _add(_factor(s[1], 0.1), arg_sum), (s[0], _mul(s[1], 4))
-        if fn == "string" and len(args) == 1 and self.types.get(args[0].id) == BYTES:
-            s = sz(args[0])
-            return _add(_factor(s[1], 0.1), arg_sum), (s[0] // 4, s[1])
-        if fn == "strings.quote" and len(args) == 1:
-            s = sz(args[0])
-            return _add(_factor(s[1], 0.1), arg_sum), (s[0] + 2, _add(_mul(s[1], 2), 2))
-        if fn in ("startsWith", "endsWith") and len(args) == 1:
-            return _add(_factor(sz(args[0])[1], 0.1), arg_sum), None
         if fn == "@in" and len(args) == 2:
             ct = self.types.get(args[1].id)
             if ct is not None and ct.name == "map":
                 return _add(1, arg_sum), None
             return _add(sz(args[1])[1], arg_sum), None
-        if fn == "matches":
-            s_node, p_node = (target, args[0]) if target is not None else (args[0], args[1] if len(args) > 1 else None)
-            if p_node is not None:
-                strc = _factor(_add(sz(s_node)[1], 1), 0.1)
-                rc = _factor(sz(p_node)[1], 0.25)
-                return _add(_mul(strc, rc), arg_sum), None
-        if fn == "contains" and target is not None and len(args) == 1:
-            return _add(_mul(_factor(sz(target)[1], 0.1), _factor(sz(args[0])[1], 0.1)), arg_sum), None
         if fn in ("_&&_", "_||_"):
             return _add(arg_costs[0], arg_costs[1]), None
         if fn == "_?_:_":
@@ -452,3 +371,8 @@ class Estimator:
 def estimate_cost(node: A.Node, types: dict) -> int:
     """Worst-case cost (cel-go ``CostEstimate.Max``) of a checked expression."""
     return Estimator(types).cost(node)
+
+
+from .libs import static_costs as _library_static_costs  # noqa: E402 - libs import cost lazily
+
+_LIBRARY_STATIC_COSTS = _library_static_costs()

@@ -107,7 +107,7 @@ def _date(v):
 
 
 def _datetime(v):
-    from .functions import f_timestamp
+    from .timevalues import f_timestamp
     try:
         f_timestamp(v)
         return []

@@ -21,8 +21,9 @@ from typing import Any, Callable
 
 from . import ast as A
 from . import functions as F
-from .values import (CelType, CostExceeded, DefaultMap, EvalError, Optional, UInt, cel_equal,
-                     go_type_name, type_name)
+from .optionalvars import read_optional_variable
+from .values import (BrokenValue, CelType, CostExceeded, DefaultMap, EvalError, Optional, UInt,
+                     cel_equal, go_type_name, present_value, type_name)
 
 Fn = Callable[[dict], Any]
 
@@ -190,8 +191,13 @@ class Compiler:
                     v = env[name]
                 except KeyError:
                     raise EvalError(f"no such attribute: {name}", off) from None
-                if type(v) is _ErrBox:
+                tv = type(v)
+                if tv is Optional:  # cel-go re-converts a variable's optional (optionalvars)
+                    return read_optional_variable(v)
+                if tv is _ErrBox:
                     raise v.err
+                if tv is BrokenValue:  # an error value stored in a list/map
+                    raise EvalError(v.message, off)
                 return v
             return ident
         if name in TYPE_IDENTS:
@@ -219,7 +225,7 @@ class Compiler:
                 if type(o) is Optional:
                     if not o.present:
                         return False
-                    o = o.value
+                    o = present_value(o)
                     if isinstance(o, dict):
                         return type(o) is DefaultMap or field in o
                 raise EvalError("no such overload", off)
@@ -232,7 +238,7 @@ class Compiler:
                 if type(o) is Optional:
                     if not o.present:
                         return o
-                    o = o.value
+                    o = present_value(o)
                 if type(o) is DefaultMap:
                     return Optional(o.lookup(field))
                 if isinstance(o, dict):
@@ -445,7 +451,12 @@ class Compiler:
             if type(a) is type(b) and type(a) in (str, int, bool):
                 r = a == b
             else:
-                r = cel_equal(a, b)
+                try:
+                    r = cel_equal(a, b)
+                except EvalError:
+                    if negate:  # cel-go: `!=` is Equal(a, b) != true, so an error value is true
+                        return True
+                    raise
             return (not r) if negate else r
         return eq
 
@@ -725,8 +736,8 @@ class Compiler:
                     if macro == "filter":
                         if meter is not None:
                             meter.charge(13)
-                        if err is None:
-                            out.append(it)
+                        if err is None:  # the expansion's [x] reads the variable
+                            out.append(read_optional_variable(it) if type(it) is Optional else it)
                         continue
                     if meter is not None:
                         meter.charge(1)  # accumulator ident; the list literal below

@@ -96,7 +96,7 @@ class Optional:
             return False
         if self.present != other.present:
             return False
-        return not self.present or cel_equal(self.value, other.value)
+        return not self.present or _optional_equal(self.value, other.value)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -105,6 +105,47 @@ class Optional:
 
 
 Optional.NONE = Optional(None, False)
+
+
+class BrokenValue:
+    """An error *value* held inside a present optional (see :mod:`dractl.cel.optionalvars`).
+
+    kube-scheduler's cel-go re-converts an optional read from a comprehension variable and, for
+    Kubernetes library values, the conversion yields an error value that cel-go wraps in the
+    optional instead of failing. The error surfaces only when the wrapped value is taken out.
+    """
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"<error: {self.message}>"
+
+
+def present_value(o: Optional) -> Any:
+    """The value of a present optional; raises the error value a :class:`BrokenValue` stands for."""
+    v = o.value
+    if type(v) is BrokenValue:
+        raise EvalError(v.message)
+    return v
+
+
+# Library types whose Equal() returns the other operand when it is an error value (cel-go's
+# MaybeNoSuchOverloadErr / ValOrErr); every other type answers false.
+_EQUAL_PASSES_ERRORS = {"kubernetes.Semver", "net.IP", "net.CIDR", "kubernetes.URL",
+                        "kubernetes.NamedFormat"}
+
+
+def _optional_equal(a: Any, b: Any) -> bool:
+    if type(a) is BrokenValue:
+        raise EvalError(a.message)
+    if type(b) is BrokenValue:
+        if getattr(a, "CEL_TYPE", None) in _EQUAL_PASSES_ERRORS:
+            raise EvalError(b.message)
+        return False
+    return cel_equal(a, b)
 
 
 class DefaultMap(dict):
@@ -202,7 +243,24 @@ def cel_equal(a: Any, b: Any) -> bool:
 def _list_equal(a: Any, b: Any) -> bool:
     if len(a) != len(b):
         return False
-    return all(cel_equal(x, y) for x, y in zip(a, b))
+    return all(_element_equal(x, y) for x, y in zip(a, b))
+
+
+def _element_equal(a: Any, b: Any) -> bool:
+    """Element equality inside list/map ``==``: cel-go stops only at a false element result, so an
+    element comparison that yields an error value counts as equal."""
+    try:
+        return cel_equal(a, b)
+    except EvalError:
+        return True
+
+
+def equal_or_false(a: Any, b: Any) -> bool:
+    """Equality where cel-go keeps only a true Bool (list ``in``, ``includes``): errors are false."""
+    try:
+        return cel_equal(a, b)
+    except EvalError:
+        return False
 
 
 def _map_equal(a: dict, b: dict) -> bool:
@@ -212,7 +270,7 @@ def _map_equal(a: dict, b: dict) -> bool:
         found = False
         for k2, v2 in b.items():
             if cel_equal(k, k2):
-                if not cel_equal(v, v2):
+                if not _element_equal(v, v2):
                     return False
                 found = True
                 break

@@ -19,10 +19,10 @@ from dractl.api.resource import DeviceClass, ResourceClaim, ResourceSlice, Devic
 from dractl.api.versions import ALLOCATOR_GATES, FeatureGates
 
 REPO = Path(__file__).resolve().parents[2]
-FOLDERS = ("allocator", "random")
+FOLDERS = ("allocator", "random", "random2")
 # Least sizes of each folder (the corpus as first copied in); a run that finds fewer cases is
 # broken, not green. Cases are added to the folders, never removed.
-EXPECTED_COUNTS = {"allocator": 161, "random": 100}
+EXPECTED_COUNTS = {"allocator": 161, "random": 100, "random2": 1001}
 
 
 def _corpus_root() -> Path:

@@ -15,6 +15,8 @@ from dractl.findings import ERROR, WARNING, register
 
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_str,
                     invalid, is_int, required, too_long, too_many, unsupported)
+from dractl.validate.cellints import C_OPTIONAL_VARIABLE, optional_variable_messages
+
 from ._formats import (check_dns_subdomain, check_driver_name, check_label_name, check_label_value,
                        check_raw_json, is_dns1123_subdomain, is_label_value, is_qualified_name)
 
@@ -114,6 +116,7 @@ def check_cel_expression(em: Emitter, expression: str, path: tuple) -> None:
         return  # upstream does not compile over-long expressions
     errors = _compile_errors(expression, em.gates)
     if not errors:
+        _lint_cel_expression(em, expression, path)
         return
     for error in errors:
         kind = str(getattr(error, "kind", "") or "")
@@ -123,6 +126,16 @@ def check_cel_expression(em: Emitter, expression: str, path: tuple) -> None:
             em.add(C_CEL_COMPILE, required(str(getattr(error, "message", ""))), path)
         else:
             em.add(C_CEL_COMPILE, invalid(expression, cel_detail(error)), path)
+
+
+def _lint_cel_expression(em: Emitter, expression: str, path: tuple) -> None:
+    """dractl's own CEL lints (dractl.validate.cellints) on an expression that compiles."""
+    try:
+        messages = optional_variable_messages(expression, em.gates)
+    except Exception:  # noqa: BLE001 - a lint problem must not break validation
+        return
+    for message in messages:
+        em.add(C_OPTIONAL_VARIABLE, message, path)
 
 
 def check_selectors(em: Emitter, selectors: Any, path: tuple, too_many_code: str,

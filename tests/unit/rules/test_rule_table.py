@@ -572,6 +572,11 @@ CASES = [
                                                              "parameters": {"x": "y" * 10240}}}])),
          "spec.config[0].opaque.parameters", "Too long: may not be more than 10240 bytes",
          id="too-long"),
+    Case("DRA1907", edit(CLASS, ("spec.selectors", [sel(
+        'cel.bind(v, device.attributes["d.example.com"].?version, v.value().major() == 1)')])),
+         "spec.selectors[0].cel.expression",
+         "<input>:1:58: `v` (bound by cel.bind) holds an optional of a version or quantity "
+         "attribute"),
     Case("DRA1910", claim(requests=[{"name": "gpu", "firstAvailable": [
         {"name": "a", "deviceClassName": "c"}]}]), R0 + ".firstAvailable",
          "firstAvailable needs feature gate DRAPrioritizedList", version="1.35",
