@@ -9,8 +9,10 @@ from dractl.api.jsoncopy import copy_json
 
 
 # Field order of the Go structs: the API server serialises stored objects in this order.
+# `derivedAttributes` (1.37) is the last field of ExactDeviceRequest and DeviceSubRequest.
 _REQUEST_ORDER = ("name", "deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
-                  "tolerations", "capacity")
+                  "tolerations", "capacity", "derivedAttributes")
+_DERIVED_ORDER = ("name", "expression")
 _TOLERATION_ORDER = ("key", "operator", "value", "effect", "tolerationSeconds")
 
 
@@ -37,6 +39,9 @@ def _default_request(request: dict) -> dict:
                 toleration = _ordered(toleration, _TOLERATION_ORDER)
             tolerations.append(toleration)
         request["tolerations"] = tolerations
+    if isinstance(request.get("derivedAttributes"), list):
+        request["derivedAttributes"] = [_ordered(d, _DERIVED_ORDER) if isinstance(d, dict) else d
+                                        for d in request["derivedAttributes"]]
     return _ordered(request, _REQUEST_ORDER)
 
 
