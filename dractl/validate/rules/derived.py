@@ -86,8 +86,10 @@ def check_derived_attributes(em: Emitter, obj: dict, path: tuple, constraints: A
     for i, item in enumerate(derived):
         if not isinstance(item, dict):
             continue
+        # An absent name or expression is the schema's DRA0103 (both are required properties);
+        # the rules report the empty string, which the schema accepts.
         name = get_str(item, "name")
-        if name == "":
+        if name == "" and "name" in item:
             em.add(C_DERIVED_NAME, required(), dpath + (i, "name"))
         elif name is not BAD:
             check_fully_qualified_name(em, C_DERIVED_NAME, name, dpath + (i, "name"))
@@ -102,7 +104,7 @@ def check_derived_attributes(em: Emitter, obj: dict, path: tuple, constraints: A
                                                        "applies to this request"),
                        dpath + (i, "name"))
         expression = get_str(item, "expression")
-        if expression == "":
+        if expression == "" and "expression" in item:
             em.add(C_DERIVED_EXPR, required(), dpath + (i, "expression"))
         elif expression is not BAD:
             check_expression(em, expression, dpath + (i, "expression"))

@@ -142,13 +142,14 @@ def _check_workload_ref(em: Emitter, spec: dict) -> None:
         path, template_key = ("spec", "podGroupTemplateRef", "workload"), "podGroupTemplateName"
     if not isinstance(ref, dict):
         return
+    # Absent names are the schema's DRA0103 (required properties); the rules report "".
     workload = get_str(ref, "workloadName")
-    if workload == "":
+    if workload == "" and "workloadName" in ref:
         em.add(C_WORKLOAD_REF, required(), path + ("workloadName",))
     elif workload is not BAD:
         check_dns_subdomain(em, C_WORKLOAD_REF, workload, path + ("workloadName",))
     template = get_str(ref, template_key)
-    if template == "":
+    if template == "" and template_key in ref:
         em.add(C_WORKLOAD_REF, required(), path + (template_key,))
     elif template is not BAD:
         check_dns_label(em, C_WORKLOAD_REF, template, path + (template_key,))

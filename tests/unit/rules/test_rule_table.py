@@ -626,7 +626,7 @@ CASES = [
          EX + ".derivedAttributes[0].name",
          'Invalid value: "numa": a fully qualified name must be a domain and a name separated by '
          "a slash", gates=DERIVED_ON),
-    Case("DRA1026", derived_claim([{"expression": "1"}]), EX + ".derivedAttributes[0].name",
+    Case("DRA1026", derived_claim([{"name": "", "expression": "1"}]), EX + ".derivedAttributes[0].name",
          "Required value", gates=DERIVED_ON, id="required"),
     Case("DRA1026", derived_claim([{"name": "derived/numa", "expression": "1"}] * 2),
          EX + ".derivedAttributes[1].name", 'Duplicate value: "derived/numa"', gates=DERIVED_ON,
@@ -817,7 +817,7 @@ CASES = [
          "device", version="1.38"),
     Case("DRA1302", edit(TAINT_RULE, ("spec.taint.effect", "Sometimes")), "spec.taint.effect",
          'Unsupported value: "Sometimes"', id="v1-served-1.37"),
-    Case("DRA1513", edit(POD_GROUP, ("spec.workloadRef", {"workloadName": "wl"})),
+    Case("DRA1513", edit(POD_GROUP, ("spec.workloadRef", {"workloadName": "wl", "templateName": ""})),
          "spec.workloadRef.templateName", "Required value", gates=ALL_ON),
     Case("DRA1513", edit(POD_GROUP, ("spec.workloadRef", {"workloadName": "WL",
                                                           "templateName": "workers"})),
