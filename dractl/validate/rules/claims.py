@@ -227,8 +227,8 @@ def prepare_claim_status(em: Emitter, status: dict) -> None:
 
 
 def _drop_result_skip_node_operations(em: Emitter, status: dict) -> None:
-    """results[].skipNodeOperations with DRAOptionalNodeOperations off. The slice strategy's
-    dropping is confirmed; the claim status strategy doing the same is inferred (UNCONFIRMED)."""
+    """results[].skipNodeOperations with DRAOptionalNodeOperations off: dropped unless the old
+    object had it (resourceclaim strategy_test "drop-fields-optional-node-operations")."""
     if common.gate_enabled(em, "DRAOptionalNodeOperations"):
         return
     results = get_list(get_obj(get_obj(status, "allocation"), "devices"), "results")

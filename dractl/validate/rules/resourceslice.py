@@ -639,14 +639,8 @@ def _check_valid_range(em: Emitter, default: Quantity, cap: Quantity, vrange: di
     named = [("default", default), ("min", lo), ("max", hi), ("step", step)]
     fractional_on = common.gate_enabled(em, "DRAFractionalCapacityRange")
     use_milli = fractional_on and any(q is not None and _is_fractional(q) for _, q in named)
-    if not fractional_on and any(q is not None and _is_fractional(q) for _, q in named[1:]):
-        # dractl's lint: the API server accepts this, and validation and the scheduler then use
-        # resource.Quantity.Value(), which rounds 0.5 up to 1.
-        em.add(C_FRACTIONAL_OFF, "validRange has fractional bounds, but feature gate "
-                                 "DRAFractionalCapacityRange is disabled for Kubernetes "
-                                 f"{em.ctx.kube_version} with the selected --feature-gates (in "
-                                 "1.37 it is on only with --min-compatibility-version=1.37): "
-                                 "min, max and step are rounded up to whole units", path)
+    if not fractional_on:
+        _lint_fractional_bounds(em, [q for _, q in named[1:]], path)
     if use_milli:
         unsafe = False
         for name, q in named:
@@ -690,6 +684,18 @@ def _check_valid_range(em: Emitter, default: Quantity, cap: Quantity, vrange: di
         if s != 0 and _go_mod(v - m, s) != 0:
             em.add(C_REQUEST_POLICY, invalid(str(value), f"value is not a multiple of a given step "
                                                          f"({step}) from ({lo})"), path + ("step",))
+
+
+def _lint_fractional_bounds(em: Emitter, bounds: list, path: tuple) -> None:
+    """dractl's lint: with DRAFractionalCapacityRange off the API server accepts fractional
+    bounds, and validation and the scheduler then use resource.Quantity.Value(), which rounds
+    0.5 up to 1."""
+    if any(q is not None and _is_fractional(q) for q in bounds):
+        em.add(C_FRACTIONAL_OFF, "validRange has fractional bounds, but feature gate "
+                                 "DRAFractionalCapacityRange is disabled for Kubernetes "
+                                 f"{em.ctx.kube_version} with the selected --feature-gates (in "
+                                 "1.37 it is on only with --min-compatibility-version=1.37): "
+                                 "min, max and step are rounded up to whole units", path)
 
 
 def _go_mod(a: int, b: int) -> int:
