@@ -152,3 +152,18 @@ def test_skip_node_operations_star_satisfies_the_unprepare_rule():
          "skipNodeOperations": ["NodePrepareResources"]}]}}}))
     assert codes(run(results, DRAOptionalNodeOperations=True)) == [
         ("DRA1068", ERROR, "status.allocation.devices.results[0].skipNodeOperations")]
+
+
+def test_v1beta1_slice_reports_1_37_fields_at_the_basic_path():
+    beta1 = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice",
+             "metadata": {"name": "s"},
+             "spec": {"driver": "d.example.com", "nodeName": "n",
+                      "pool": {"name": "p", "resourceSliceCount": 1, "generation": 1},
+                      "devices": [{"name": "d0", "basic": {
+                          "consumesCounters": [{"counterSet": "s", "counters": {
+                              "c": {"value": "1"}}, "compatibilityGroups": ["a", "a"]}],
+                          "nodeAllocatableResources": {"cpu": {}}}}]}}
+    findings = run(beta1, DRADeviceCompatibilityGroups=True, DRANodeAllocatableResources=True)
+    assert codes(findings) == [
+        ("DRA1231", ERROR, "spec.devices[0].basic.nodeAllocatableResources[cpu]"),
+        ("DRA1232", ERROR, "spec.devices[0].basic.consumesCounters[0].compatibilityGroups[1]")]
