@@ -39,9 +39,6 @@ def _default_request(request: dict) -> dict:
                 toleration = _ordered(toleration, _TOLERATION_ORDER)
             tolerations.append(toleration)
         request["tolerations"] = tolerations
-    if isinstance(request.get("derivedAttributes"), list):
-        request["derivedAttributes"] = [_ordered(d, _DERIVED_ORDER) if isinstance(d, dict) else d
-                                        for d in request["derivedAttributes"]]
     return _ordered(request, _REQUEST_ORDER)
 
 
@@ -61,4 +58,19 @@ def defaulted_claim_spec(spec: Any) -> Any:
         if isinstance(request.get("firstAvailable"), list):
             request["firstAvailable"] = [_default_request(sub) if isinstance(sub, dict) else sub
                                          for sub in request["firstAvailable"]]
+
+    _order_derived_attributes(devices)
     return out
+
+
+def _order_derived_attributes(devices: dict) -> None:
+    """derivedAttributes entries in the Go struct's order (name, expression), in place."""
+    for request in devices.get("requests") or []:
+        if not isinstance(request, dict):
+            continue
+        targets = [request.get("exactly")] + list(request.get("firstAvailable") or [])
+        for target in targets:
+            if isinstance(target, dict) and isinstance(target.get("derivedAttributes"), list):
+                target["derivedAttributes"] = [
+                    _ordered(d, _DERIVED_ORDER) if isinstance(d, dict) else d
+                    for d in target["derivedAttributes"]]
