@@ -68,7 +68,8 @@ def _order_derived_attributes(devices: dict) -> None:
     for request in devices.get("requests") or []:
         if not isinstance(request, dict):
             continue
-        targets = [request.get("exactly")] + list(request.get("firstAvailable") or [])
+        subrequests = request.get("firstAvailable")
+        targets = [request.get("exactly")] + (subrequests if isinstance(subrequests, list) else [])
         for target in targets:
             if isinstance(target, dict) and isinstance(target.get("derivedAttributes"), list):
                 target["derivedAttributes"] = [
