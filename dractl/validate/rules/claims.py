@@ -322,7 +322,7 @@ def check_claim_spec(em: Emitter, spec: dict, path: tuple, names: dict) -> None:
                 if isinstance(request, dict):
                     _check_request(em, request, dpath + ("requests", i))
                     derived.check_request(em, request, dpath + ("requests", i),
-                                          constraints if constraints is not BAD else [])
+                                          constraints if constraints is not BAD else None)
             _check_unique_names(em, C_REQUEST_DUP, requests, dpath + ("requests",))
 
     if constraints is not BAD:

@@ -81,7 +81,8 @@ def check_derived_attributes(em: Emitter, obj: dict, path: tuple, constraints: A
     if len(derived) > DERIVED_ATTRIBUTES_MAX:
         em.add(C_DERIVED_MAX, too_many(len(derived), DERIVED_ATTRIBUTES_MAX), dpath)
         return
-    used = used_names(constraints, request, subrequest)
+    # constraints None: not a list (the schema reports it), so usage cannot be judged.
+    used = None if constraints is None else used_names(constraints, request, subrequest)
     seen: set = set()
     for i, item in enumerate(derived):
         if not isinstance(item, dict):
@@ -96,7 +97,7 @@ def check_derived_attributes(em: Emitter, obj: dict, path: tuple, constraints: A
             if name in seen:
                 em.add(C_DERIVED_NAME, duplicate(name), dpath + (i, "name"))
             seen.add(name)
-            if name not in used:
+            if used is not None and name not in used:
                 # UNCONFIRMED wording (rule from the 1.37 docs: "Otherwise the ResourceClaim
                 # fails validation").
                 em.add(C_DERIVED_UNUSED, invalid(name, "must be referenced by a `matchAttribute` "

@@ -167,3 +167,9 @@ def test_v1beta1_slice_reports_1_37_fields_at_the_basic_path():
     assert codes(findings) == [
         ("DRA1231", ERROR, "spec.devices[0].basic.nodeAllocatableResources[cpu]"),
         ("DRA1232", ERROR, "spec.devices[0].basic.consumesCounters[0].compatibilityGroups[1]")]
+
+
+def test_malformed_constraints_do_not_make_derived_attributes_unused():
+    doc = claim(requests=[dict(GPU, exactly=dict(GPU["exactly"], derivedAttributes=[
+        {"name": "derived/n", "expression": "1"}]))], constraints="not a list")
+    assert [f.code for f in run(doc, DRADerivedAttributes=True)] == []
