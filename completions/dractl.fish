@@ -38,15 +38,21 @@ function __dractl_codes
         DRA1011 'firstAvailable has more than 8 subrequests' \
         DRA1012 'subrequest name is not a DNS label' \
         DRA1013 'subrequest names in a request must be unique' \
-        DRA1014 'a request has more than 16 tolerations' \
+        DRA1014 'a request has more than the documented 16 tolerations (not enforced by the API server)' \
         DRA1015 'invalid device toleration (key, operator, value, effect)' \
-        DRA1017 'capacity.requests key is not a qualified name' \
+        DRA1017 'capacity.requests key is not a valid capacity name (the API server does not check these keys)' \
         DRA1018 'a claim has more than 32 constraints' \
         DRA1019 'constraint/config request reference names no request or subrequest' \
         DRA1020 'constraint/config lists the same request reference twice' \
         DRA1021 'constraint needs exactly one of matchAttribute or distinctAttribute' \
         DRA1022 'constraint attribute is not a fully qualified name (domain/name)' \
         DRA1023 'a claim has more than 32 config entries' \
+        DRA1024 'constraint sets both matchAttribute and distinctAttribute: distinctAttribute is ignored' \
+        DRA1025 'a request has more than 32 derived attributes' \
+        DRA1026 'derived attribute name missing, not fully qualified, or repeated' \
+        DRA1027 'derived attribute expression missing, too long, does not compile, returns a non-scalar type or exceeds the cost limit' \
+        DRA1028 'derived attribute not used by a matchAttribute/distinctAttribute constraint that applies to its request' \
+        DRA1029 'device toleration with an empty key and operator Equal tolerates only taints with that exact value' \
         DRA1030 'claim template metadata sets more than labels and annotations, or an invalid label/annotation' \
         DRA1050 'status.reservedFor has more than 256 entries' \
         DRA1051 'status.reservedFor entry lacks resource, name or uid' \
@@ -65,6 +71,7 @@ function __dractl_codes
         DRA1065 'status.devices conditions: more than 8 or malformed' \
         DRA1066 'status.devices data is over 10 KiB or not a JSON object' \
         DRA1067 'status.devices networkData: name/address too long or invalid IPs' \
+        DRA1068 'allocation result skipNodeOperations has an unknown or repeated value, or skips NodePrepareResources without NodeUnprepareResources' \
         DRA1101 'a DeviceClass has more than 32 selectors' \
         DRA1102 'a DeviceClass has more than 32 config entries' \
         DRA1103 'extendedResourceName is not a valid extended resource name' \
@@ -98,12 +105,18 @@ function __dractl_codes
         DRA1228 'counter set name missing, not a DNS label or duplicated' \
         DRA1229 'counter set without counters, or invalid counter names' \
         DRA1230 'consumesCounters entry is invalid or duplicated' \
-        DRA1231 'nodeAllocatableResourceMappings is invalid' \
+        DRA1231 'nodeAllocatableResources (1.37) / nodeAllocatableResourceMappings (1.36) is invalid' \
+        DRA1232 'consumesCounters compatibilityGroups: more than 2 or repeated' \
+        DRA1233 'partitionTypeAttribute on a slice without counter-consuming devices, malformed, or missing / not a string on such a device' \
+        DRA1234 'skipNodeOperations has an unknown or repeated value, or skips NodePrepareResources without NodeUnprepareResources' \
+        DRA1235 'attribute in the resource.kubernetes.io domain is not a standard attribute, or has the wrong type' \
+        DRA1236 'fractional validRange while DRAFractionalCapacityRange is off: integer arithmetic rounds the bounds up' \
         DRA1301 'deviceSelector driver, pool or device name is invalid' \
         DRA1302 'invalid taint (key, value, effect)' \
         DRA1303 'status.conditions: more than 8 or malformed' \
         DRA1304 '1.34 deviceSelector deviceClassName invalid or more than 32 selectors' \
         DRA1310 'DeviceTaintRule without deviceSelector taints every device in the cluster' \
+        DRA1311 'DeviceTaintRule without deviceSelector matches no device (1.38+)' \
         DRA1401 'pod resourceClaims[].name is missing or not a DNS label' \
         DRA1402 'pod resourceClaims[].name is not unique' \
         DRA1403 'pod claim sets neither resourceClaimName nor resourceClaimTemplateName' \
@@ -133,6 +146,7 @@ function __dractl_codes
         DRA1510 'schedulingConstraints.topology has more than 1 entry' \
         DRA1511 'priority out of range or invalid priorityClassName' \
         DRA1512 'disruptionMode is not a supported value' \
+        DRA1513 'PodGroup workloadRef (1.37) / podGroupTemplateRef (1.36): workload or template name missing or invalid' \
         DRA1900 'metadata.name is missing or not a DNS subdomain' \
         DRA1901 'CEL selector expression does not compile or does not return bool' \
         DRA1902 'CEL selector expression exceeds the cost limit' \
@@ -143,6 +157,7 @@ function __dractl_codes
         DRA1907 'CEL selector reads an optional semver/quantity back from a comprehension variable: kube-scheduler fails with "unsupported conversion to ref.Val"' \
         DRA1910 'field of a disabled feature gate: the API server drops it on create' \
         DRA1911 'kind or apiVersion needs a feature gate that is disabled for the target version' \
+        DRA1920 'qualified name with more than one slash: accepted up to Kubernetes 1.37, rejected from 1.38' \
         DRA1999 'internal error in an API-server rule (please report it)' \
         DRA2001 'pod (or PodGroup) resourceClaimName names a ResourceClaim that is not among the inputs' \
         DRA2002 'resourceClaimTemplateName names a ResourceClaimTemplate that is not among the inputs' \

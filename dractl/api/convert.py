@@ -37,8 +37,9 @@ _BETA1_SHAPED = (f"{GROUP}/v1beta1", f"{GROUP}/v1alpha3")
 _V1_SHAPED = (f"{GROUP}/v1beta2", V1)
 
 # Flat v1beta1 request fields that move into `exactly`.
+# `derivedAttributes` (1.37, KEP-6080) sits on the flat v1beta1 request like the others.
 _FLAT_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
-                        "tolerations", "capacity")
+                        "tolerations", "capacity", "derivedAttributes")
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def _any_main_field_set(request: dict) -> bool:
     """Mirror of the API server's hasAnyMainRequestFieldsSet: zero values count as unset."""
     for key in _FLAT_REQUEST_FIELDS:
         value = request.get(key)
-        if key in ("selectors", "tolerations", "capacity", "adminAccess"):
+        if key in ("selectors", "tolerations", "capacity", "adminAccess", "derivedAttributes"):
             # Pointers / slices / maps: set when non-nil, even if empty.
             if value is not None:
                 return True

@@ -14,8 +14,10 @@ from dractl.api.jsoncopy import copy_json
 EXACT_COUNT = "ExactCount"
 
 # Field order of the Go structs: the API server serialises stored objects in this order.
+# `derivedAttributes` (1.37) is the last field of ExactDeviceRequest and DeviceSubRequest.
 _REQUEST_ORDER = ("name", "deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
-                  "tolerations", "capacity")
+                  "tolerations", "capacity", "derivedAttributes")
+_DERIVED_ORDER = ("name", "expression")
 _TOLERATION_ORDER = ("key", "operator", "value", "effect", "tolerationSeconds")
 
 
@@ -84,4 +86,20 @@ def defaulted_claim_spec(spec: Any) -> Any:
         if isinstance(request.get("firstAvailable"), list):
             request["firstAvailable"] = [_stored_request(sub) if isinstance(sub, dict) else sub
                                          for sub in request["firstAvailable"]]
+
+    _order_derived_attributes(devices)
     return out
+
+
+def _order_derived_attributes(devices: dict) -> None:
+    """derivedAttributes entries in the Go struct's order (name, expression), in place."""
+    for request in devices.get("requests") or []:
+        if not isinstance(request, dict):
+            continue
+        subrequests = request.get("firstAvailable")
+        targets = [request.get("exactly")] + (subrequests if isinstance(subrequests, list) else [])
+        for target in targets:
+            if isinstance(target, dict) and isinstance(target.get("derivedAttributes"), list):
+                target["derivedAttributes"] = [
+                    _ordered(d, _DERIVED_ORDER) if isinstance(d, dict) else d
+                    for d in target["derivedAttributes"]]

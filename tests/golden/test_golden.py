@@ -9,7 +9,7 @@ that no .dractl.yaml around the checkout changes the result, and the scenario's 
 the repository root, which is the working directory). Optional header lines:
 
     # outputs: text yaml json          formats to compare (default: allocate -> text yaml,
-                                       env -> text json); text is always first
+                                       env and validate -> text json); text is always first
     # xfail: <reason>                  dractl is known to be wrong here; the expected files were
     # xfail[yaml]: <reason>            written by hand from the spec (all formats, or one)
 
@@ -94,8 +94,8 @@ def parse_scenario(path: Path) -> Scenario:
                 head, _, reason = body.partition(":")
                 fmt = head[len("xfail"):].strip("[] ") or "*"
                 xfail[fmt] = reason.strip()
-    if not args or args[0] not in ("allocate", "env"):
-        raise ValueError(f"{path.name}: args must start with allocate or env")
+    if not args or args[0] not in ("allocate", "env", "validate"):
+        raise ValueError(f"{path.name}: args must start with allocate, env or validate")
     if outputs is None:
         outputs = ["text", "yaml"] if args[0] == "allocate" else ["text", "json"]
     if outputs[0] != "text" or any(o not in SUFFIX for o in outputs):

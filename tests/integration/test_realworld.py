@@ -38,8 +38,8 @@ INVALID = {
         "counter-only slice without node selection",
     "enhancements/keps/sig-scheduling/4815-dra-partitionable-devices/README.md.L791-L923.yaml":
         "duplicate names, IN operator, dangling counter sets",
-    "intel-resource-drivers-for-kubernetes/deployments/gpu/examples/monitor-pod-inline.yaml":
-        "tolerations with an empty key need operator Exists",
+    # (monitor-pod-inline.yaml's device tolerations `{effect: NoExecute}` are valid: the
+    # "operator must be Exists when key is empty" rule is core's, for Pod tolerations only.)
     "intel-resource-drivers-for-kubernetes/deployments/gpu/examples/pod-inline-aligned-gpus.yaml":
         "lower-case keys (apiversion)",
     "k8s-gpu-dra-driver/docs/demo.md.L72-L108.yaml": "trimmed slice",

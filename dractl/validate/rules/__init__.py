@@ -5,8 +5,11 @@ One module per area, each rule a stable code with a one-line summary registered 
 `dractl.findings.CODES` at import:
 
     claims           DRA10xx  ResourceClaim, ResourceClaimTemplate (spec and status)
+    derived          DRA1025-1028  derived attributes of requests (1.37, KEP-6080)
     deviceclass      DRA11xx  DeviceClass
     resourceslice    DRA12xx  ResourceSlice
+    slicefields      DRA1231-1235  ResourceSlice fields new in 1.37, the 1.37 node-allocatable
+                              shape, standard attribute names
     devicetaintrule  DRA13xx  DeviceTaintRule
     pods             DRA14xx  Pod and pod-template DRA fields
     workloads        DRA15xx  Workload, PodGroup

@@ -11,7 +11,15 @@ import re
 import uuid
 from typing import Any
 
-from ._base import Emitter, invalid, required, too_long
+from dractl.findings import WARNING, register
+
+from ._base import Emitter, go_quote, invalid, required, too_long
+
+# Upstream's validateQualifiedName (1.37 and older) has a TODO: names like "a/b/c" "are not
+# handled and are implicitly accepted"; 1.38 rejects them on create and update (#141644).
+C_MULTI_SLASH = register("DRA1920", WARNING,
+                         "qualified name with more than one slash: accepted up to Kubernetes "
+                         "1.37, rejected from 1.38", "dractl")
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -195,20 +203,24 @@ def check_c_identifier(em: Emitter, code: str, value: str, path: tuple) -> None:
 _VALID_QUALIFIED: set[str] = set()
 
 
-def check_qualified_name(em: Emitter, code: str, value: str, path: tuple) -> None:
+def check_qualified_name(em: Emitter, code: str, value: str, path: tuple,
+                         strict_slashes: bool = False) -> None:
     """The resource API's QualifiedName (attribute and capacity keys): `id` or `domain/id`.
 
-    Errors are reported on the map itself (upstream validates keys at the map's path).
+    Errors are reported on the map itself (upstream validates keys at the map's path). A name
+    with more than one slash is an error from 1.38 on (or with `strict_slashes`, for dractl's
+    own lints), and a DRA1920 warning before.
     """
     if value in _VALID_QUALIFIED:
         return
     before = len(em.findings)
-    _check_qualified_name(em, code, value, path)
+    _check_qualified_name(em, code, value, path, strict_slashes)
     if len(em.findings) == before and len(_VALID_QUALIFIED) < 100_000:
         _VALID_QUALIFIED.add(value)
 
 
-def _check_qualified_name(em: Emitter, code: str, value: str, path: tuple) -> None:
+def _check_qualified_name(em: Emitter, code: str, value: str, path: tuple,
+                          strict_slashes: bool) -> None:
     parts = value.split("/")
     if len(parts) == 1:
         check_c_identifier(em, code, parts[0], path)
@@ -222,8 +234,13 @@ def _check_qualified_name(em: Emitter, code: str, value: str, path: tuple) -> No
             em.add(code, invalid("", "the name must not be empty"), path)
         else:
             check_c_identifier(em, code, name, path)
-    else:
+    elif strict_slashes or em.at_least(38):
+        # 1.38's text (#141644) was not read: UNCONFIRMED wording.
         em.add(code, invalid(value, "must not contain more than one slash"), path)
+    else:
+        em.add(C_MULTI_SLASH, f"{go_quote(value)} contains more than one slash: Kubernetes "
+                              f"{em.ctx.kube_version} accepts it (upstream does not check such "
+                              "names before 1.38), 1.38 rejects it on create and update", path)
 
 
 def check_fully_qualified_name(em: Emitter, code: str, value: str, path: tuple) -> None:

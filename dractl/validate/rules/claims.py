@@ -12,12 +12,13 @@ from typing import Any
 from dractl.api.defaults import default_allocation, default_request, default_tolerations
 from dractl.findings import ERROR, register
 
-from . import common
+from . import common, derived, slicefields
 from ._base import (BAD, Emitter, duplicate, forbidden, get, get_int, get_list, get_map, get_obj,
                     get_str, invalid, required, too_many, unsupported)
 from ._formats import (check_dns_label, check_dns_subdomain, check_driver_name, check_label_name,
                        check_label_value, check_pool_name, check_qualified_name, check_uid,
                        is_dns1123_label, is_qualified_name)
+from dractl.findings import WARNING  # severity of dractl's own lints (DRA1014, 1017, 1024, 1029)
 
 C_REQUESTS_MAX = register("DRA1001", ERROR, "a claim has more than 32 requests")
 C_REQUEST_NAME = register("DRA1002", ERROR, "request name is not a DNS label")
@@ -33,9 +34,14 @@ C_COUNT_ALL = register("DRA1010", ERROR, "count must not be set when allocationM
 C_SUBREQUESTS_MAX = register("DRA1011", ERROR, "firstAvailable has more than 8 subrequests")
 C_SUBREQUEST_NAME = register("DRA1012", ERROR, "subrequest name is not a DNS label")
 C_SUBREQUEST_DUP = register("DRA1013", ERROR, "subrequest names in a request must be unique")
-C_TOLERATIONS_MAX = register("DRA1014", ERROR, "a request has more than 16 tolerations")
+# dractl's lints: the API documents these rules but the API server does not enforce them.
+C_TOLERATIONS_MAX = register("DRA1014", WARNING,
+                             "a request has more than the documented 16 tolerations (not "
+                             "enforced by the API server)", "dractl")
 C_TOLERATION = register("DRA1015", ERROR, "invalid device toleration (key, operator, value, effect)")
-C_CAPACITY_KEY = register("DRA1017", ERROR, "capacity.requests key is not a qualified name")
+C_CAPACITY_KEY = register("DRA1017", WARNING,
+                          "capacity.requests key is not a valid capacity name (the API server "
+                          "does not check these keys)", "dractl")
 C_CONSTRAINTS_MAX = register("DRA1018", ERROR, "a claim has more than 32 constraints")
 C_REQUEST_REF = register("DRA1019", ERROR,
                          "constraint/config request reference names no request or subrequest")
@@ -46,6 +52,12 @@ C_CONSTRAINT_ATTR = register("DRA1021", ERROR,
 C_CONSTRAINT_NAME = register("DRA1022", ERROR,
                              "constraint attribute is not a fully qualified name (domain/name)")
 C_CONFIG_MAX = register("DRA1023", ERROR, "a claim has more than 32 config entries")
+C_TOLERATION_EMPTY_KEY = register("DRA1029", WARNING,
+                                  "device toleration with an empty key and operator Equal "
+                                  "tolerates only taints with that exact value", "dractl")
+C_CONSTRAINT_BOTH = register("DRA1024", WARNING,
+                             "constraint sets both matchAttribute and distinctAttribute: "
+                             "distinctAttribute is ignored", "dractl")
 C_TEMPLATE_META = register("DRA1030", ERROR,
                            "claim template metadata sets more than labels and annotations, or an "
                            "invalid label/annotation")
@@ -76,6 +88,9 @@ C_DEVICE_STATUS_DATA = register("DRA1066", ERROR,
                                 "status.devices data is over 10 KiB or not a JSON object")
 C_NETWORK_DATA = register("DRA1067", ERROR,
                           "status.devices networkData: name/address too long or invalid IPs")
+C_RESULT_SKIP = register("DRA1068", ERROR,
+                         "allocation result skipNodeOperations has an unknown or repeated value, "
+                         "or skips NodePrepareResources without NodeUnprepareResources")
 
 REQUESTS_MAX = 32
 SUBREQUESTS_MAX = 8
@@ -186,14 +201,35 @@ def _drop_request_fields(em: Emitter, request: dict, rpath: tuple) -> None:
         if obj.get("capacity") is not None and not common.gate_enabled(em, "DRAConsumableCapacity"):
             del obj["capacity"]
             common.gate_dropped(em, "DRAConsumableCapacity", "capacity", opath + ("capacity",))
+        if obj.get("derivedAttributes") is not None and not common.gate_enabled(em, derived.GATE):
+            del obj["derivedAttributes"]
+            common.gate_dropped(em, derived.GATE, "derivedAttributes",
+                                opath + ("derivedAttributes",),
+                                "a constraint that names a derived attribute then finds no such "
+                                "attribute on the devices")
 
 
 def prepare_claim_status(em: Emitter, status: dict) -> None:
+    _drop_result_skip_node_operations(em, status)
     if status.get("devices") is not None and \
             not common.gate_enabled(em, "DRAResourceClaimDeviceStatus"):
         del status["devices"]
         common.gate_dropped(em, "DRAResourceClaimDeviceStatus", "status.devices",
                             ("status", "devices"))
+
+
+def _drop_result_skip_node_operations(em: Emitter, status: dict) -> None:
+    """results[].skipNodeOperations with DRAOptionalNodeOperations off: dropped unless the old
+    object had it (resourceclaim strategy_test "drop-fields-optional-node-operations")."""
+    if common.gate_enabled(em, "DRAOptionalNodeOperations"):
+        return
+    results = get_list(get_obj(get_obj(status, "allocation"), "devices"), "results")
+    for i, result in enumerate(results if isinstance(results, list) else []):
+        if isinstance(result, dict) and result.get("skipNodeOperations") is not None:
+            del result["skipNodeOperations"]
+            common.gate_dropped(em, "DRAOptionalNodeOperations", "skipNodeOperations",
+                                ("status", "allocation", "devices", "results", i,
+                                 "skipNodeOperations"))
 
 
 # -- spec ---------------------------------------------------------------------------------------
@@ -268,6 +304,7 @@ def check_claim_spec(em: Emitter, spec: dict, path: tuple, names: dict) -> None:
         return
     dpath = path + ("devices",)
     requests = get_list(devices, "requests")
+    constraints = get_list(devices, "constraints")
     if requests is not BAD:
         if len(requests) > REQUESTS_MAX:
             em.add(C_REQUESTS_MAX, too_many(len(requests), REQUESTS_MAX), dpath + ("requests",))
@@ -275,9 +312,10 @@ def check_claim_spec(em: Emitter, spec: dict, path: tuple, names: dict) -> None:
             for i, request in enumerate(requests):
                 if isinstance(request, dict):
                     _check_request(em, request, dpath + ("requests", i))
+                    derived.check_request(em, request, dpath + ("requests", i),
+                                          constraints if constraints is not BAD else None)
             _check_unique_names(em, C_REQUEST_DUP, requests, dpath + ("requests",))
 
-    constraints = get_list(devices, "constraints")
     if constraints is not BAD:
         if len(constraints) > CONSTRAINTS_MAX:
             em.add(C_CONSTRAINTS_MAX, too_many(len(constraints), CONSTRAINTS_MAX),
@@ -360,19 +398,21 @@ def _check_exact_fields(em: Emitter, request: dict, path: tuple) -> None:
     _check_allocation_mode(em, request, path)
     tolerations = get_list(request, "tolerations")
     if tolerations is not BAD:
-        # The documented limit of 16 is not enforced by every release's hand-written
-        # validation; dractl enforces it (api-and-scheduling.md C19).
+        # "The maximum number of tolerations is 16" is documented, but no release's validation
+        # enforces it (the constant left the types in 1.36): a dractl lint, and every entry is
+        # still validated like the API server does.
         if len(tolerations) > common.TOLERATIONS_MAX:
-            em.add(C_TOLERATIONS_MAX, too_many(len(tolerations), common.TOLERATIONS_MAX),
+            em.add(C_TOLERATIONS_MAX, too_many(len(tolerations), common.TOLERATIONS_MAX) +
+                   " (documented limit; the API server does not enforce it)",
                    path + ("tolerations",))
-        else:
-            common.check_tolerations(em, C_TOLERATION, tolerations, path + ("tolerations",), None)
+        common.check_tolerations(em, C_TOLERATION, tolerations, path + ("tolerations",), None)
+        _lint_empty_key_tolerations(em, tolerations, path + ("tolerations",))
     capacity = get_obj(request, "capacity")
     if isinstance(capacity, dict):
         requests = get_map(capacity, "requests")
         if requests is not BAD:
             for key in sorted(k for k in requests if isinstance(k, str)):
-                check_qualified_name(em, C_CAPACITY_KEY, key, path + ("capacity", "requests"))
+                _lint_capacity_key(em, key, path + ("capacity", "requests"))
 
 
 def _check_allocation_mode(em: Emitter, request: dict, path: tuple) -> None:
@@ -398,9 +438,12 @@ def _check_constraint(em: Emitter, constraint: dict, path: tuple, names: dict) -
     if match is BAD or distinct is BAD:
         return
     if match is not None and distinct is not None:
-        em.add(C_CONSTRAINT_ATTR, invalid(None, 'exactly one of "matchAttribute" or '
-                                                '"distinctAttribute" is required, but multiple '
-                                                'fields are set'), path)
+        # Upstream validateDeviceConstraint accepts both (if/else-if, no union); every
+        # allocator then applies matchAttribute only.
+        em.add(C_CONSTRAINT_BOTH, "both matchAttribute and distinctAttribute are set: the API "
+                                  "server accepts this, but the scheduler applies only "
+                                  f"matchAttribute ({match!r}) and ignores distinctAttribute "
+                                  f"({distinct!r})", path)
     if match is not None:
         common_name_check(em, match, path + ("matchAttribute",))
     elif distinct is not None:
@@ -412,6 +455,40 @@ def _check_constraint(em: Emitter, constraint: dict, path: tuple, names: dict) -
                                            'are set'), path)
     else:
         em.add(C_CONSTRAINT_ATTR, required(), path + ("matchAttribute",))
+
+
+def _lint_empty_key_tolerations(em: Emitter, tolerations: list, path: tuple) -> None:
+    """dractl's lint for a valid but surprising device toleration: with an empty key, `Equal`
+    (also the default operator) matches every taint key but still compares the value, so
+    `{effect: NoSchedule}` tolerates only taints whose value is empty (resourceclaim.
+    ToleratesTaint). Pod tolerations reject this shape; device tolerations accept it."""
+    for i, toleration in enumerate(tolerations):
+        if not isinstance(toleration, dict) or toleration.get("key") not in (None, "") or \
+                toleration.get("operator") != "Equal":
+            continue
+        value = toleration.get("value") if isinstance(toleration.get("value"), str) else ""
+        em.add(C_TOLERATION_EMPTY_KEY, f"key is empty and operator is Equal: this tolerates "
+                                       f"taints of every key whose value is {value!r} only; use "
+                                       "`operator: Exists` to tolerate all taints"
+                                       + (" of this effect" if toleration.get("effect") else ""),
+               path + (i,))
+
+
+def _lint_capacity_key(em: Emitter, key: str, path: tuple) -> None:
+    """dractl's lint: upstream validates no capacity.requests key (neither the hand-written nor
+    the declarative rules), but devices publish capacities only under valid qualified names, so
+    a request for any other name can never be satisfied."""
+    probe = Emitter(em.ctx)
+    check_qualified_name(probe, C_CAPACITY_KEY, key, path, strict_slashes=True)
+    if key.count("/") > 1 and not em.at_least(38):
+        note = ("dractl lint: the API server does not check capacity.requests keys; device "
+                "capacity names with more than one slash are accepted up to 1.37 and rejected "
+                "from 1.38")
+    else:
+        note = ("dractl lint: the API server does not check capacity.requests keys, but no "
+                "device can publish a capacity of this name")
+    for finding in probe.findings:
+        em.add(C_CAPACITY_KEY, f"{finding.message} ({note})", path)
 
 
 def common_name_check(em: Emitter, value: str, path: tuple) -> None:
@@ -572,6 +649,8 @@ def _check_result(em: Emitter, result: dict, path: tuple, names: dict) -> None:
     share = get_str(result, "shareID", None)
     if isinstance(share, str):
         check_uid(em, C_SHARE_ID, share, path + ("shareID",))
+    slicefields.check_skip_node_operations(em, C_RESULT_SKIP, result.get("skipNodeOperations"),
+                                           path + ("skipNodeOperations",))
 
 
 def _check_device_status(em: Emitter, device: dict, path: tuple, allocated: set) -> tuple | None:

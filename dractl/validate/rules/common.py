@@ -229,11 +229,9 @@ def check_toleration(em: Emitter, code: str, toleration: dict, path: tuple) -> N
             if value != "":
                 em.add(code, invalid(value, "must be empty for operator `Exists`"), path + ("value",))
         elif operator == "Equal":
-            if key == "":
-                # core/v1 and resource.k8s.io share this rule (the API docs of `key`).
-                em.add(code, invalid(operator, 'operator must be Exists when `key` is empty, which '
-                                               'means "match all values and all keys"'),
-                       path + ("operator",))
+            # No key/operator coupling: "operator must be Exists when `key` is empty" is core
+            # validateTolerations (Pods) only; upstream validateDeviceToleration has none, so
+            # {key: "", operator: Equal} is valid and tolerates every key with that value.
             check_label_value(em, code, value, path + ("value",))
         elif operator == "":
             em.add(code, required(), path + ("operator",))

@@ -16,6 +16,9 @@ C_SELECTOR_134 = register("DRA1304", ERROR,
 C_EMPTY_SELECTOR = register("DRA1310", WARNING,
                             "DeviceTaintRule without deviceSelector taints every device in the "
                             "cluster", "dractl")
+C_NO_SELECTOR_138 = register("DRA1311", WARNING,
+                             "DeviceTaintRule without deviceSelector matches no device (1.38+)",
+                             "dractl")
 
 STATUS_CONDITIONS_MAX = 8
 
@@ -41,8 +44,14 @@ def check_device_taint_rule(em: Emitter, doc: dict) -> None:
 def _check_spec(em: Emitter, spec: dict) -> None:
     path = ("spec", "deviceSelector")
     selector = get_obj(spec, "deviceSelector")
-    if selector is None or (isinstance(selector, dict) and
-                            all(selector.get(k) in (None, [], "") for k in selector)):
+    empty = isinstance(selector, dict) and all(selector.get(k) in (None, [], "") for k in selector)
+    if selector is None and em.at_least(38):
+        # 1.38 (#141648) matches no device without a selector, as documented; 1.34-1.37 have
+        # the bug that such a rule matches every device.
+        em.add(C_NO_SELECTOR_138, "the rule has no deviceSelector, so from Kubernetes 1.38 on "
+                                  "its taint applies to no device (use `deviceSelector: {}` to "
+                                  "taint every device)", ("spec",))
+    elif selector is None or empty:
         em.add(C_EMPTY_SELECTOR, "the rule has no deviceSelector (or an empty one), so its taint "
                                  "applies to every device of every driver in the cluster",
                path if selector is not None else ("spec",))

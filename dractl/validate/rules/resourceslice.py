@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from dractl.api.quantity import Quantity, QuantityError
-from dractl.findings import ERROR, MapKey, register
+from dractl.findings import ERROR, WARNING, MapKey, register
 
-from . import common
+from . import common, slicefields
 from ._base import (BAD, Emitter, duplicate, forbidden, get_bool, get_int, get_list, get_map,
                     get_obj, get_opt_str, get_str, invalid, required, too_long, too_many)
 from ._formats import (SEMVER_MSG, SEMVER_RE, check_dns_label, check_dns_subdomain,
@@ -64,7 +64,12 @@ C_COUNTER_SET_NAME = register("DRA1228", ERROR,
                               "counter set name missing, not a DNS label or duplicated")
 C_COUNTERS = register("DRA1229", ERROR, "counter set without counters, or invalid counter names")
 C_CONSUMES = register("DRA1230", ERROR, "consumesCounters entry is invalid or duplicated")
-C_NODE_ALLOCATABLE = register("DRA1231", ERROR, "nodeAllocatableResourceMappings is invalid")
+C_FRACTIONAL_OFF = register("DRA1236", WARNING,
+                            "fractional validRange while DRAFractionalCapacityRange is off: "
+                            "integer arithmetic rounds the bounds up", "dractl")
+C_NODE_ALLOCATABLE = register("DRA1231", ERROR,
+                              "nodeAllocatableResources (1.37) / nodeAllocatableResourceMappings "
+                              "(1.36) is invalid")
 
 DEVICES_MAX = 128
 DEVICES_MAX_ADVANCED = 64
@@ -123,6 +128,10 @@ def check_resource_slice(em: Emitter, doc: dict) -> None:
         _check_devices(em, spec, devices, path + ("devices",), per_device)
     if isinstance(counters, list):
         _check_shared_counters(em, counters, path + ("sharedCounters",))
+    slicefields.check_partition_type_attribute(em, spec, devices)
+    slicefields.check_skip_node_operations(em, slicefields.C_SKIP_NODE_OPERATIONS,
+                                           spec.get("skipNodeOperations"),
+                                           path + ("skipNodeOperations",))
 
 
 def get_opt_list(obj: Any, key: str) -> Any:
@@ -150,6 +159,8 @@ def _drop_disabled(em: Emitter, spec: dict) -> None:
     consumable_on = gate("DRAConsumableCapacity")
     node_allocatable_on = gate("DRANodeAllocatableResources")
     list_attributes_on = gate("DRAListTypeAttributes")
+    node_allocatable = slicefields.node_allocatable_field(em)
+    slicefields.drop_disabled(em, spec, devices)
     if not partitionable_on:
         drop(spec, "sharedCounters", "DRAPartitionableDevices", ("spec", "sharedCounters"))
         drop(spec, "perDeviceNodeSelection", "DRAPartitionableDevices",
@@ -180,8 +191,8 @@ def _drop_disabled(em: Emitter, spec: dict) -> None:
                         drop(value, "requestPolicy", "DRAConsumableCapacity",
                              dpath + ("capacity", MapKey(key), "requestPolicy"))
         if not node_allocatable_on:
-            drop(device, "nodeAllocatableResourceMappings", "DRANodeAllocatableResources",
-                 dpath + ("nodeAllocatableResourceMappings",))
+            drop(device, node_allocatable, "DRANodeAllocatableResources",
+                 dpath + (node_allocatable,))
         if not list_attributes_on:
             attributes = device.get("attributes")
             if isinstance(attributes, dict):
@@ -308,6 +319,7 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
             value = attributes[key]
             if isinstance(value, dict):
                 _check_attribute(em, value, path + ("attributes", MapKey(key)))
+        slicefields.lint_standard_attributes(em, attributes, path + ("attributes",))
     multi = get_bool(device, "allowMultipleAllocations") is True
     if capacity is not BAD:
         for key in sorted(k for k in capacity if isinstance(k, str)):
@@ -338,10 +350,15 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
 
     _check_per_device_node_selection(em, device, path, per_device)
     common.check_binding_conditions(em, C_BINDING, device, path)
-    mappings = get_map(device, "nodeAllocatableResourceMappings")
+    field_name = slicefields.node_allocatable_field(em)
+    mappings = get_map(device, field_name)
     if mappings is not BAD and mappings:
-        _check_node_allocatable(em, mappings, capacity if capacity is not BAD else {},
-                                path + ("nodeAllocatableResourceMappings",))
+        if field_name == slicefields.NODE_ALLOCATABLE_137:
+            slicefields.check_node_allocatable_resources(em, C_NODE_ALLOCATABLE, mappings,
+                                                         capacity, path + (field_name,))
+        else:
+            _check_node_allocatable(em, mappings, capacity if capacity is not BAD else {},
+                                    path + (field_name,))
 
 
 def _check_attribute(em: Emitter, attr: dict, path: tuple) -> None:
@@ -487,6 +504,7 @@ def _check_consumes(em: Emitter, consumes: list, path: tuple) -> None:
             total += len(counters)
         _check_counter_map(em, C_CONSUMES, counters, cpath + ("counters",),
                            COUNTERS_PER_CONSUMPTION_MAX if em.at_least(35) else None)
+        slicefields.check_compatibility_groups(em, consumption, cpath)
     seen: set = set()
     for n, consumption in enumerate(consumes):
         counter_set = get_str(consumption, "counterSet") if isinstance(consumption, dict) else BAD
@@ -619,8 +637,10 @@ def _check_valid_range(em: Emitter, default: Quantity, cap: Quantity, vrange: di
             em.add(C_REQUEST_POLICY, invalid(str(default), f"default is more than max: {hi}"),
                    path + ("default",))
     named = [("default", default), ("min", lo), ("max", hi), ("step", step)]
-    use_milli = common.gate_enabled(em, "DRAFractionalCapacityRange") and \
-        any(q is not None and _is_fractional(q) for _, q in named)
+    fractional_on = common.gate_enabled(em, "DRAFractionalCapacityRange")
+    use_milli = fractional_on and any(q is not None and _is_fractional(q) for _, q in named)
+    if not fractional_on:
+        _lint_fractional_bounds(em, [q for _, q in named[1:]], path)
     if use_milli:
         unsafe = False
         for name, q in named:
@@ -666,13 +686,25 @@ def _check_valid_range(em: Emitter, default: Quantity, cap: Quantity, vrange: di
                                                          f"({step}) from ({lo})"), path + ("step",))
 
 
+def _lint_fractional_bounds(em: Emitter, bounds: list, path: tuple) -> None:
+    """dractl's lint: with DRAFractionalCapacityRange off the API server accepts fractional
+    bounds, and validation and the scheduler then use resource.Quantity.Value(), which rounds
+    0.5 up to 1."""
+    if any(q is not None and _is_fractional(q) for q in bounds):
+        em.add(C_FRACTIONAL_OFF, "validRange has fractional bounds, but feature gate "
+                                 "DRAFractionalCapacityRange is disabled for Kubernetes "
+                                 f"{em.ctx.kube_version} with the selected --feature-gates (in "
+                                 "1.37 it is on only with --min-compatibility-version=1.37): "
+                                 "min, max and step are rounded up to whole units", path)
+
+
 def _go_mod(a: int, b: int) -> int:
     """Go's % (truncated toward zero)."""
     r = abs(a) % abs(b)
     return -r if a < 0 else r
 
 
-# -- node allocatable resources (1.36, 1.37 beta.0) -------------------------------------------
+# -- node allocatable resources, 1.36 shape (1.37's is in slicefields) -------------------------
 
 def _is_node_allocatable_name(name: str) -> bool:
     return name in ("cpu", "memory", "ephemeral-storage") or name.startswith("hugepages-")

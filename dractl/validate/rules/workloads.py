@@ -33,6 +33,9 @@ C_CLAIM_STATUS = register("DRA1509", ERROR,
 C_TOPOLOGY = register("DRA1510", ERROR, "schedulingConstraints.topology has more than 1 entry")
 C_PRIORITY = register("DRA1511", ERROR, "priority out of range or invalid priorityClassName")
 C_DISRUPTION = register("DRA1512", ERROR, "disruptionMode is not a supported value")
+C_WORKLOAD_REF = register("DRA1513", ERROR,
+                          "PodGroup workloadRef (1.37) / podGroupTemplateRef (1.36): workload or "
+                          "template name missing or invalid")
 
 GROUPS_MAX = 8
 CLAIMS_MAX = 4
@@ -92,6 +95,7 @@ def check_pod_group(em: Emitter, doc: dict) -> None:
     names: set = set()
     if isinstance(spec, dict):
         _check_group_spec(em, spec, ("spec",), "schedulingPolicy")
+        _check_workload_ref(em, spec)
         claims = get_list(spec, "resourceClaims")
         if claims is not BAD:
             names = {c.get("name") for c in claims
@@ -119,6 +123,36 @@ def check_pod_group(em: Emitter, doc: dict) -> None:
             claim_name = get_opt_str(entry, "resourceClaimName")
             if isinstance(claim_name, str):
                 check_dns_subdomain(em, C_CLAIM_STATUS, claim_name, path + (i, "resourceClaimName"))
+
+
+def _check_workload_ref(em: Emitter, spec: dict) -> None:
+    """The PodGroup's link to the Workload template it was created from (optional).
+
+    1.37 (scheduling.k8s.io v1alpha3 and v1beta1, #140080): `spec.workloadRef{workloadName,
+    templateName}`, both required, a DNS subdomain and a DNS label. 1.36 (v1alpha2):
+    `spec.podGroupTemplateRef.workload{workloadName, podGroupTemplateName}`. The release serving
+    the other shape reports the field as unknown (schema check). Messages: apimachinery's generic
+    forms (the declarative texts were not read).
+    """
+    if em.at_least(37):
+        ref, path = get_obj(spec, "workloadRef"), ("spec", "workloadRef")
+        template_key = "templateName"
+    else:
+        ref = get_obj(get_obj(spec, "podGroupTemplateRef"), "workload")
+        path, template_key = ("spec", "podGroupTemplateRef", "workload"), "podGroupTemplateName"
+    if not isinstance(ref, dict):
+        return
+    # Absent names are the schema's DRA0103 (required properties); the rules report "".
+    workload = get_str(ref, "workloadName")
+    if workload == "" and "workloadName" in ref:
+        em.add(C_WORKLOAD_REF, required(), path + ("workloadName",))
+    elif workload is not BAD:
+        check_dns_subdomain(em, C_WORKLOAD_REF, workload, path + ("workloadName",))
+    template = get_str(ref, template_key)
+    if template == "" and template_key in ref:
+        em.add(C_WORKLOAD_REF, required(), path + (template_key,))
+    elif template is not BAD:
+        check_dns_label(em, C_WORKLOAD_REF, template, path + (template_key,))
 
 
 def _check_group_spec(em: Emitter, group: dict, path: tuple, policy_key: str) -> None:

@@ -132,6 +132,31 @@ SUB_TEMPLATE = edit(TEMPLATE, ("spec.spec.devices.requests", [
         {"name": "big", "deviceClassName": "gpu.example.com", "count": 2},
         {"name": "small", "deviceClassName": "gpu.example.com"}]}]))
 
+DERIVED_ON = {"DRADerivedAttributes": True}
+
+
+def derived_claim(derived, match="derived/numa", requests=None):
+    """A claim whose request `gpu` defines derived attributes, with one constraint."""
+    constraint = {"matchAttribute": match}
+    if requests is not None:
+        constraint["requests"] = requests
+    return claim(requests=[req(derivedAttributes=derived), req("other")],
+                 constraints=[constraint])
+
+
+PARTITION_SLICE = slice_(partitionTypeAttribute="gpu.example.com/profile", devices=[
+    device("gpu-0-mig-1g", attributes={"profile": {"string": "1g.10gb"}},
+           consumesCounters=[{"counterSet": "gpu-0", "counters": {"memory": {"value": "10Gi"}}}]),
+    device("gpu-0-mig-2g", attributes={"other": {"string": "x"}},
+           consumesCounters=[{"counterSet": "gpu-0", "counters": {"memory": {"value": "20Gi"}}}]),
+    device("gpu-0-whole"),
+])
+
+FRACTIONAL_SLICE = slice_(devices=[device(allowMultipleAllocations=True, capacity={"cpu": {
+    "value": "4", "requestPolicy": {"default": "1", "validRange": {
+        "min": "0.5", "max": "4", "step": "0.5"}}}})])
+
+
 CASES = [
     # -- ResourceClaim / template spec -------------------------------------------------------
     Case("DRA1001", claim(requests=[req(f"r{i}") for i in range(33)]), "spec.devices.requests",
@@ -599,6 +624,215 @@ CASES = [
          "workloadRef only exists in Kubernetes 1.35", version="1.36", id="workloadref"),
     Case("DRA1911", TAINT_RULE, "kind", "DeviceTaintRule is only served when feature gate "
                                         "DRADeviceTaintRules is enabled", version="1.36"),
+    # -- the 1.37 API (gate on, gate off) and re-checked rules (issue #16 item 5) ------------
+    Case("DRA1025", derived_claim([{"name": f"derived/a{i}", "expression": "1"} for i in range(33)]),
+         EX + ".derivedAttributes", "Too many: 33: must have at most 32 items", gates=DERIVED_ON),
+    Case("DRA1026", derived_claim([{"name": "numa", "expression": "1"}], match="numa"),
+         EX + ".derivedAttributes[0].name",
+         'Invalid value: "numa": a fully qualified name must be a domain and a name separated by '
+         "a slash", gates=DERIVED_ON),
+    Case("DRA1026", derived_claim([{"name": "", "expression": "1"}]), EX + ".derivedAttributes[0].name",
+         "Required value", gates=DERIVED_ON, id="required"),
+    Case("DRA1026", derived_claim([{"name": "derived/numa", "expression": "1"}] * 2),
+         EX + ".derivedAttributes[1].name", 'Duplicate value: "derived/numa"', gates=DERIVED_ON,
+         id="duplicate"),
+    Case("DRA1027", derived_claim([{"name": "derived/numa", "expression": "device.attributes["}]),
+         EX + ".derivedAttributes[0].expression",
+         'Invalid value: "device.attributes[": compilation failed: ERROR: <input>:1:19: Syntax '
+         "error", gates=DERIVED_ON),
+    Case("DRA1027", derived_claim([{"name": "derived/numa",
+                                    "expression": 'device.attributes["dra.example.com"]'}]),
+         EX + ".derivedAttributes[0].expression",
+         'Invalid value: "device.attributes[\\"dra.example.com\\"]": must evaluate to string, int, '
+         "bool or semver, not map(string, dyn)", gates=DERIVED_ON, id="map-result"),
+    Case("DRA1027", derived_claim([{"name": "derived/numa", "expression": "[1, 2]"}]),
+         EX + ".derivedAttributes[0].expression",
+         'Invalid value: "[1, 2]": must evaluate to string, int, bool or semver, not list(int)',
+         gates=DERIVED_ON, id="list-without-list-attributes"),
+    Case("DRA1027", derived_claim([{"name": "derived/numa", "expression": ""}]),
+         EX + ".derivedAttributes[0].expression", "Required value", gates=DERIVED_ON,
+         id="required"),
+    Case("DRA1027", derived_claim([{"name": "derived/numa", "expression": "x" * 10241}]),
+         EX + ".derivedAttributes[0].expression", "Too long: may not be more than 10240 bytes",
+         gates=DERIVED_ON, id="too-long"),
+    Case("DRA1027", derived_claim([{"name": "derived/numa", "expression":
+                                    "device.attributes.all(d, device.attributes.all(e, "
+                                    "device.attributes[d].all(f, device.attributes[e].all(g, "
+                                    "f.matches(g)))))"}]),
+         EX + ".derivedAttributes[0].expression", "Forbidden: too complex, exceeds cost limit",
+         gates=DERIVED_ON, id="cost"),
+    Case("DRA1028", derived_claim([{"name": "derived/numa", "expression": "1"}], match="derived/x"),
+         EX + ".derivedAttributes[0].name",
+         'Invalid value: "derived/numa": must be referenced by a `matchAttribute` or '
+         "`distinctAttribute` constraint that applies to this request", gates=DERIVED_ON),
+    Case("DRA1028", derived_claim([{"name": "derived/numa", "expression": "1"}],
+                                  requests=["other"]),
+         EX + ".derivedAttributes[0].name", 'Invalid value: "derived/numa": must be referenced',
+         gates=DERIVED_ON, id="constraint-for-another-request"),
+    Case("DRA1028", claim(requests=[{"name": "gpu", "firstAvailable": [
+        {"name": "big", "deviceClassName": "c",
+         "derivedAttributes": [{"name": "derived/numa", "expression": "1"}]},
+        {"name": "small", "deviceClassName": "c"}]}],
+        constraints=[{"requests": ["gpu/small"], "matchAttribute": "derived/numa"}]),
+         R0 + ".firstAvailable[0].derivedAttributes[0].name",
+         'Invalid value: "derived/numa": must be referenced', gates=DERIVED_ON, id="subrequest"),
+    Case("DRA1910", derived_claim([{"name": "derived/numa", "expression": "1"}]),
+         EX + ".derivedAttributes", "derivedAttributes needs feature gate DRADerivedAttributes",
+         id="derived-gate-off"),
+    Case("DRA1028", edit(TEMPLATE, ("apiVersion", "resource.k8s.io/v1beta1"),
+                         ("spec.spec.devices.requests", [{
+                             "name": "gpu", "deviceClassName": "c",
+                             "derivedAttributes": [{"name": "derived/numa", "expression": "1"}]}])),
+         "spec.spec.devices.requests[0].derivedAttributes[0].name",
+         'Invalid value: "derived/numa": must be referenced by a `matchAttribute` or '
+         "`distinctAttribute` constraint that applies to this request (v1 field: "
+         "spec.spec.devices.requests[0].exactly.derivedAttributes[0].name)",
+         gates=DERIVED_ON, id="v1beta1-flat-request"),
+    Case("DRA1024", claim(constraints=[{"matchAttribute": "a.b/c", "distinctAttribute": "a.b/d"}]),
+         "spec.devices.constraints[0]", "both matchAttribute and distinctAttribute are set: the "
+                                        "API server accepts this"),
+    Case("DRA1015", claim(requests=[req(tolerations=[{"key": "k", "operator": "Equal",
+                                                      "value": "bad value"}] * 17)]),
+         EX + ".tolerations[16].value", 'Invalid value: "bad value": a valid label must be',
+         id="over-16-entries-still-checked"),
+    Case("DRA1029", claim(requests=[req(tolerations=[{"effect": "NoSchedule"}])]),
+         EX + ".tolerations[0]", "key is empty and operator is Equal: this tolerates taints of "
+                                 "every key whose value is '' only; use `operator: Exists`"),
+    Case("DRA1017", claim(requests=[req(capacity={"requests": {"1mem": "1"}})]),
+         EX + ".capacity.requests", 'Invalid value: "1mem": a valid C identifier must start',
+         id="lint-note"),
+    Case("DRA1920", slice_(devices=[device(attributes={"a.example.com/b/c": {"int": 1}})]),
+         "spec.devices[0].attributes",
+         '"a.example.com/b/c" contains more than one slash: Kubernetes 1.37 accepts it'),
+    Case("DRA1215", slice_(devices=[device(attributes={"a.example.com/b/c": {"int": 1}})]),
+         "spec.devices[0].attributes", 'Invalid value: "a.example.com/b/c": must not contain more '
+                                       "than one slash", version="1.38", id="1.38-multi-slash"),
+    Case("DRA1232", slice_(devices=[device(consumesCounters=[{
+        "counterSet": "s", "counters": {"c": {"value": "1"}},
+        "compatibilityGroups": ["a", "b", "c"]}])]),
+         "spec.devices[0].consumesCounters[0].compatibilityGroups",
+         "Too many: 3: must have at most 2 items", gates=ALL_ON),
+    Case("DRA1232", slice_(devices=[device(consumesCounters=[{
+        "counterSet": "s", "counters": {"c": {"value": "1"}}, "compatibilityGroups": ["a", "a"]}])]),
+         "spec.devices[0].consumesCounters[0].compatibilityGroups[1]", 'Duplicate value: "a"',
+         gates=ALL_ON, id="duplicate"),
+    Case("DRA1910", slice_(devices=[device(consumesCounters=[{
+        "counterSet": "s", "counters": {"c": {"value": "1"}}, "compatibilityGroups": ["a"]}])]),
+         "spec.devices[0].consumesCounters[0].compatibilityGroups",
+         "compatibilityGroups needs feature gate DRADeviceCompatibilityGroups", id="groups-gate-off"),
+    Case("DRA1233", slice_(partitionTypeAttribute="gpu.example.com/profile"),
+         "spec.partitionTypeAttribute",
+         'Invalid value: "gpu.example.com/profile": may only be set on a slice which declares '
+         "devices that consume counters", gates=ALL_ON),
+    Case("DRA1233", PARTITION_SLICE, "spec.devices[1].attributes[gpu.example.com/profile]",
+         "Required value: device consumes counters and `partitionTypeAttribute` names this "
+         "attribute, so it must be set", gates=ALL_ON, id="missing"),
+    Case("DRA1233", edit(PARTITION_SLICE, ("spec.devices[0].attributes[profile]", {"int": 1})),
+         "spec.devices[0].attributes[profile]",
+         'Invalid value: {"int":1}: must be a string value because `partitionTypeAttribute` names '
+         "this attribute", gates=ALL_ON, id="not-string"),
+    Case("DRA1233", edit(PARTITION_SLICE, ("spec.partitionTypeAttribute", "profile")),
+         "spec.partitionTypeAttribute", 'Invalid value: "profile": a fully qualified name',
+         gates=ALL_ON, id="format"),
+    Case("DRA1910", PARTITION_SLICE, "spec.partitionTypeAttribute",
+         "partitionTypeAttribute needs feature gate DRAPartitionableDevicesType",
+         id="partition-type-gate-off"),
+    Case("DRA1234", slice_(skipNodeOperations=["NodePrepareResources"]), "spec.skipNodeOperations",
+         'Invalid value: ["NodePrepareResources"]: NodePrepareResources cannot be skipped unless '
+         "NodeUnprepareResources is also skipped", gates=ALL_ON),
+    Case("DRA1234", slice_(skipNodeOperations=["NodeUnprepareResources", "Sometimes"]),
+         "spec.skipNodeOperations[1]", 'Unsupported value: "Sometimes": supported values: "*", '
+                                       '"NodePrepareResources", "NodeUnprepareResources"',
+         gates=ALL_ON, id="unknown"),
+    Case("DRA1910", slice_(skipNodeOperations=["*"]), "spec.skipNodeOperations",
+         "skipNodeOperations needs feature gate DRAOptionalNodeOperations", id="skip-gate-off"),
+    Case("DRA1068", results_claim([{"request": "gpu", "driver": "d.example.com", "pool": "p",
+                                    "device": "d", "skipNodeOperations": ["NodePrepareResources",
+                                                                          "NodePrepareResources"]}]),
+         "status.allocation.devices.results[0].skipNodeOperations[1]",
+         'Duplicate value: "NodePrepareResources"', gates=ALL_ON),
+    Case("DRA1910", results_claim([{"request": "gpu", "driver": "d.example.com", "pool": "p",
+                                    "device": "d", "skipNodeOperations": ["*"]}]),
+         "status.allocation.devices.results[0].skipNodeOperations",
+         "skipNodeOperations needs feature gate DRAOptionalNodeOperations", id="result-skip-gate-off"),
+    Case("DRA1231", slice_(devices=[device(capacity={"mem": {"value": "4Gi"}},
+                                           nodeAllocatableResources={"memory": {}})]),
+         "spec.devices[0].nodeAllocatableResources[memory]",
+         "Required value: at least one of mapping or overhead must be set", gates=ALL_ON,
+         id="1.37-neither"),
+    Case("DRA1231", slice_(devices=[device(capacity={"mem": {"value": "4Gi"}},
+                                           nodeAllocatableResources={"memory": {"mapping": {
+                                               "capacityKey": "mem"}}})]),
+         "spec.devices[0].nodeAllocatableResources[memory].mapping.capacityMultiplier",
+         "Required value: capacityMultiplier is required when capacityKey is set", gates=ALL_ON,
+         id="1.37-multiplier"),
+    Case("DRA1231", slice_(devices=[device(capacity={"mem": {"value": "4Gi"}},
+                                           nodeAllocatableResources={"memory": {"mapping": {
+                                               "capacityKey": "other", "capacityMultiplier": "1"}}})]),
+         "spec.devices[0].nodeAllocatableResources[memory].mapping.capacityKey",
+         'Not found: "other"', gates=ALL_ON, id="1.37-capacity-key"),
+    Case("DRA1231", slice_(devices=[device(nodeAllocatableResources={"cpu": {"mapping": {
+        "deviceMultiplier": "0"}, "overhead": {"perPod": "-1"}}})]),
+         "spec.devices[0].nodeAllocatableResources[cpu].mapping.deviceMultiplier",
+         'Invalid value: "0": must be positive', gates=ALL_ON, id="1.37-positive"),
+    Case("DRA1231", slice_(devices=[device(nodeAllocatableResources={"cpu": {"overhead": {
+        "perPod": "-1"}}})]),
+         "spec.devices[0].nodeAllocatableResources[cpu].overhead.perPod",
+         'Invalid value: "-1": must be non-negative', gates=ALL_ON, id="1.37-overhead"),
+    Case("DRA1231", slice_(devices=[device(nodeAllocatableResources={"cpu": {"overhead": {}}})]),
+         "spec.devices[0].nodeAllocatableResources[cpu].overhead",
+         'Invalid value: "": at least one of perPod or perContainer must be set', gates=ALL_ON,
+         id="1.37-overhead-empty"),
+    Case("DRA1231", slice_(devices=[device(nodeAllocatableResources={"example.com/gpu": {
+        "overhead": {"perPod": "1"}}})]),
+         "spec.devices[0].nodeAllocatableResources[example.com/gpu]",
+         'Invalid value: "example.com/gpu": must be a node allocatable resource name',
+         gates=ALL_ON, id="1.37-name"),
+    Case("DRA1910", slice_(devices=[device(nodeAllocatableResources={"cpu": {"overhead": {
+        "perPod": "1"}}})]),
+         "spec.devices[0].nodeAllocatableResources",
+         "nodeAllocatableResources needs feature gate DRANodeAllocatableResources",
+         id="node-allocatable-gate-off"),
+    Case("DRA1235", slice_(devices=[device(attributes={"resource.kubernetes.io/numaNode":
+                                                       {"string": "0"}})]),
+         "spec.devices[0].attributes[resource.kubernetes.io/numaNode]",
+         '"resource.kubernetes.io/numaNode" is a string here, but the standard attribute is an '
+         "int or an int list"),
+    Case("DRA1235", slice_(devices=[device(attributes={"resource.kubernetes.io/numa_node":
+                                                       {"int": 0}})]),
+         "spec.devices[0].attributes[resource.kubernetes.io/numa_node]",
+         '"resource.kubernetes.io/numa_node" is not a standard attribute', id="unknown-name"),
+    Case("DRA1236", FRACTIONAL_SLICE, "spec.devices[0].capacity[cpu].requestPolicy.validRange",
+         "validRange has fractional bounds, but feature gate DRAFractionalCapacityRange is "
+         "disabled"),
+    Case("DRA1222", edit(FRACTIONAL_SLICE, ("spec.devices[0].capacity[cpu].requestPolicy.default",
+                                            "0.7")),
+         "spec.devices[0].capacity[cpu].requestPolicy.validRange.step",
+         'Invalid value: "700m": value is not a multiple of a given step (500m) from (500m)',
+         gates={"DRAFractionalCapacityRange": True}, id="fractional-gate-on"),
+    Case("DRA1222", edit(FRACTIONAL_SLICE, ("spec.devices[0].capacity[cpu].requestPolicy.default",
+                                            "0.0005")),
+         "spec.devices[0].capacity[cpu].requestPolicy.validRange.default",
+         'Invalid value: "500u": value cannot be represented as a milli value',
+         gates={"DRAFractionalCapacityRange": True}, id="fractional-not-milli"),
+    Case("DRA1310", edit(TAINT_RULE, ("spec.deviceSelector", {})), "spec.deviceSelector",
+         "the rule has no deviceSelector (or an empty one)", version="1.38", id="1.38-empty"),
+    Case("DRA1311", edit(TAINT_RULE, ("spec.deviceSelector", DELETE)), "spec",
+         "the rule has no deviceSelector, so from Kubernetes 1.38 on its taint applies to no "
+         "device", version="1.38"),
+    Case("DRA1302", edit(TAINT_RULE, ("spec.taint.effect", "Sometimes")), "spec.taint.effect",
+         'Unsupported value: "Sometimes"', id="v1-served-1.37"),
+    Case("DRA1513", edit(POD_GROUP, ("spec.workloadRef", {"workloadName": "wl", "templateName": ""})),
+         "spec.workloadRef.templateName", "Required value", gates=ALL_ON),
+    Case("DRA1513", edit(POD_GROUP, ("spec.workloadRef", {"workloadName": "WL",
+                                                          "templateName": "workers"})),
+         "spec.workloadRef.workloadName", f'Invalid value: "WL": {SUBDOMAIN_MSG}', gates=ALL_ON,
+         id="format"),
+    Case("DRA1513", edit(POD_GROUP, ("apiVersion", "scheduling.k8s.io/v1alpha2"),
+                         ("spec.podGroupTemplateRef", {"workload": {"workloadName": "wl",
+                                                                    "podGroupTemplateName": "W"}})),
+         "spec.podGroupTemplateRef.workload.podGroupTemplateName", f'Invalid value: "W": {LABEL_MSG}',
+         version="1.36", gates=ALL_ON, id="1.36"),
     # -- references --------------------------------------------------------------------------
     Case("DRA2001", [POD], "spec.resourceClaims[1].resourceClaimName",
          'ResourceClaim "claim" is not among the inputs in namespace "ns"'),
@@ -701,6 +935,61 @@ def test_every_code_has_a_summary():
 # -- passing manifests ---------------------------------------------------------------------------
 
 VALID = [
+    # 1.37 API and re-checked rules
+    ("derived-attributes", claim(requests=[
+        req(derivedAttributes=[{"name": "derived/numa",
+                                "expression": 'device.attributes["dra.example.com"].numa'}]),
+        {"name": "nic", "firstAvailable": [
+            {"name": "fast", "deviceClassName": "nic.example.com",
+             "derivedAttributes": [{"name": "derived/numa", "expression": "device.attributes["
+                                    '"dra.net"].numaNode'},
+                                   {"name": "derived/list", "expression": "[1, 2]"}]},
+            {"name": "slow", "deviceClassName": "nic.example.com"}]}],
+        constraints=[{"requests": ["gpu", "nic"], "matchAttribute": "derived/numa"},
+                     {"requests": ["nic/fast"], "distinctAttribute": "derived/list"}]),
+     "1.37", DERIVED_ON | {"DRAListTypeAttributes": True}),
+    ("derived-attributes-v1beta1", edit(TEMPLATE, ("apiVersion", "resource.k8s.io/v1beta1"),
+                                        ("spec.spec.devices", {"requests": [{
+                                            "name": "gpu", "deviceClassName": "c",
+                                            "derivedAttributes": [{"name": "derived/n",
+                                                                   "expression": "1"}]}],
+                                            "constraints": [{"matchAttribute": "derived/n"}]})),
+     "1.37", DERIVED_ON),
+    ("toleration-empty-key-exists", claim(requests=[req(tolerations=[
+        {"key": "", "operator": "Exists", "effect": "NoSchedule"}])]), "1.37", {}),
+    ("slice-partition-type", edit(PARTITION_SLICE, ("spec.devices[1].attributes",
+                                                    {"gpu.example.com/profile": {"string": "2g"}})),
+     "1.37", ALL_ON),
+    ("slice-skip-node-operations", slice_(skipNodeOperations=["NodePrepareResources",
+                                                              "NodeUnprepareResources"]),
+     "1.37", ALL_ON),
+    ("slice-skip-all", slice_(skipNodeOperations=["*"]), "1.37", ALL_ON),
+    ("slice-compatibility-groups", slice_(devices=[device(consumesCounters=[{
+        "counterSet": "s", "counters": {"c": {"value": "1"}}, "compatibilityGroups": ["a", "b"]}])]),
+     "1.37", ALL_ON),
+    ("slice-node-allocatable-1.37", slice_(devices=[device(
+        capacity={"mem": {"value": "4Gi"}},
+        nodeAllocatableResources={"memory": {"mapping": {"capacityKey": "mem",
+                                                         "capacityMultiplier": "1"},
+                                             "overhead": {"perPod": "64Mi"}},
+                                  "cpu": {"mapping": {"deviceMultiplier": "2"}},
+                                  "hugepages-2Mi": {"overhead": {"perContainer": "0"}}})]),
+     "1.37", ALL_ON),
+    ("slice-node-allocatable-1.36", slice_(devices=[device(
+        capacity={"mem": {"value": "4Gi"}},
+        nodeAllocatableResourceMappings={"memory": {"capacityKey": "mem",
+                                                    "allocationMultiplier": "1"}})]),
+     "1.36", ALL_ON),
+    ("slice-fractional-range", FRACTIONAL_SLICE, "1.37", {"DRAFractionalCapacityRange": True}),
+    ("slice-standard-attributes", slice_(devices=[device(attributes={
+        "resource.kubernetes.io/numaNode": {"int": 1},
+        "resource.kubernetes.io/pcieRoot": {"string": "pci0000:00"},
+        "resource.kubernetes.io/pciBusID": {"string": "0000:00:01.0"}})]), "1.37", {}),
+    ("podgroup-workload-ref", edit(POD_GROUP, ("spec.workloadRef", {"workloadName": "wl",
+                                                                    "templateName": "workers"})),
+     "1.37", ALL_ON),
+    ("taint-rule-1.38-empty-selector-is-explicit", edit(TAINT_RULE, ("spec.deviceSelector", {
+        "driver": "gpu.example.com"})), "1.38", {}),
     ("claim", CLAIM, "1.37", {}),
     ("claim-full", CLAIM_FULL, "1.37", {}),
     ("claim-full-1.36", CLAIM_FULL, "1.36", {}),
