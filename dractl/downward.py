@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from dractl.api.resource import Device
+from dractl.simulate.devices import DeviceIndex  # noqa: F401 - also dractl.metadata's import
 from dractl.simulate.state import SCHEDULED, Plan, PodResult, Reason
 from dractl.findings import ERROR, WARNING, register
 
@@ -85,19 +86,6 @@ def env_refs(pod_spec: Mapping[str, Any]) -> list[EnvRef]:
                     index if isinstance(index, int) and not isinstance(index, bool) else None,
                     (section, ci, "env", ei, "valueFrom", "resourceSliceAttributeRef")))
     return refs
-
-
-class DeviceIndex:
-    """Devices by (driver, pool, name) from the inventory's slices (first slice wins)."""
-
-    def __init__(self, slices: Iterable) -> None:
-        self.devices: dict[tuple[str, str, str], Device] = {}
-        for sl in slices:
-            for device in sl.devices:
-                self.devices.setdefault(device.id, device)
-
-    def get(self, driver: str, pool: str, name: str) -> Device | None:
-        return self.devices.get((driver, pool, name))
 
 
 def lookup_attribute(device: Device, attribute: str):
