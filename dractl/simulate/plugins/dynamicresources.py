@@ -150,9 +150,10 @@ class DynamicResources(Plugin):
     # -- Filter: the structured allocator for the claims still to allocate (and KEP-5004's
     #    extended-resource claim). An allocator error is Error: it aborts the pod's attempt.
     def cycle_key(self, state):
-        # The verdicts depend on the claims' specs and on the allocated claims' allocations.
-        return (tuple(c.manifest.get("spec") for c in state.pending),
-                tuple(id(c.allocation) for c in state.allocated))
+        # The verdicts depend on the claims' specs (dicts) and on the allocated claims'
+        # allocations (their ids: an allocation object lives as long as its claim has it).
+        return tuple([c.manifest.get("spec") for c in state.pending]
+                     + [id(c.allocation) for c in state.allocated])
 
     def filter(self, state, attempt):
         models = state.pending_models
