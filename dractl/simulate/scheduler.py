@@ -266,7 +266,7 @@ class Simulation:
             if journal.rollback():
                 self.cluster.touch_shared()
             return _reject(result, status.report)
-        journal.set_attrs(result, status=SCHEDULED, node=attempt.node.name)
+        journal.set_attrs(result, status=SCHEDULED, node=attempt.node.name)  # undone by a gang
         journal.commit()
 
 

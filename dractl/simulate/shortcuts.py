@@ -26,7 +26,6 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Iterable
 
 # Explanations kept for reuse: bounded, cleared when full (stale node versions).
@@ -37,15 +36,18 @@ def shortcuts_wanted(option: bool) -> bool:
     return option and os.environ.get("DRACTL_NO_SHORTCUTS", "") not in ("1", "true", "yes")
 
 
-@dataclass
 class ScanPlan:
     """Which candidate indexes to try, in which order, and when to stop."""
 
-    order: Iterable[int]
-    start: int = 0                 # nodes before it are known (cached) to fail
-    first_fit: bool = True         # the first feasible node is the choice
-    bound: tuple | None = None     # stop at the first node whose score tuple equals this
-    use_frontier: bool = False
+    __slots__ = ("order", "start", "first_fit", "bound", "use_frontier")
+
+    def __init__(self, order: Iterable[int], start: int = 0, use_frontier: bool = False,
+                 first_fit: bool = True, bound: tuple | None = None) -> None:
+        self.order = order
+        self.start = start                # nodes before it are known (cached) to fail
+        self.use_frontier = use_frontier
+        self.first_fit = first_fit        # the first feasible node is the choice
+        self.bound = bound                # stop at the first node whose score tuple equals this
 
 
 class Shortcuts:
