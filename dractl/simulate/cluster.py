@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dractl.allocator.taints import untolerated_taint
 from dractl.api.resource import AllocationResult
+from dractl.models.devices import DeviceIndex
 from dractl.simulate.journal import Journal
 from dractl.simulate.shortcuts import Shortcuts
 from dractl.simulate.state import ALLOCATED, DELETE_PROTECTION_FINALIZER, ClaimState, Plan
@@ -24,19 +25,6 @@ if TYPE_CHECKING:
     from dractl.simulate.nodes import SimNode
 
 _SHARE_NS = uuid.UUID("0d3f3c52-3a8e-4f57-9a0e-8f1c6b7d2e10")
-
-
-class DeviceIndex:
-    """Devices by (driver, pool, name) from the inventory's slices (first slice wins)."""
-
-    def __init__(self, slices) -> None:
-        self.devices: dict[tuple[str, str, str], Any] = {}
-        for sl in slices:
-            for device in sl.devices:
-                self.devices.setdefault(device.id, device)
-
-    def get(self, driver: str, pool: str, name: str):
-        return self.devices.get((driver, pool, name))
 
 
 class ClusterState:

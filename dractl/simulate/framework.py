@@ -141,7 +141,7 @@ class Plugin:
         return None
 
     def cycle_key(self, state: CycleState) -> tuple | None:
-        """A tuple; dict/list items compare by content (JSON), tuple items item by item."""
+        """A tuple; its dict/list items compare by content (JSON), the others as they are."""
         return None
 
     # -- PostFilter --------------------------------------------------------------------------

@@ -58,6 +58,7 @@ class Simulation:
         self.shortcuts = Shortcuts(shortcuts_wanted(self.options.shortcuts), self.cluster.node_index)
         self.cluster.shortcuts = self.shortcuts
         self.framework = Framework(self.cluster, plugins)
+        self.shortcuts.declare(self.framework.pod_fields)
 
     @property
     def allocator(self):
@@ -158,7 +159,7 @@ class Simulation:
             return
         all_nodes = candidates is self.cluster.nodes
         if shortcuts.enabled:
-            state.key = shortcuts.key(state.pod, fw.pod_fields, fw.cycle_keys(state))
+            state.key = shortcuts.key(state.pod, fw.cycle_keys(state))
             if all_nodes and shortcuts.repeat_failure(state.key, result, state.pending_models):
                 result.status = UNSCHEDULABLE
                 return
@@ -272,7 +273,7 @@ class Simulation:
             if journal.rollback():
                 self.cluster.touch_shared()
             return _reject(result, status.report)
-        journal.set_attrs(result, status=SCHEDULED, node=attempt.node.name)
+        journal.set_attrs(result, status=SCHEDULED, node=attempt.node.name)  # undone by a gang
         journal.commit()
 
 

@@ -26,7 +26,6 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Iterable
 
 # Explanations kept for reuse: bounded, cleared when full (stale node versions).
@@ -37,15 +36,18 @@ def shortcuts_wanted(option: bool) -> bool:
     return option and os.environ.get("DRACTL_NO_SHORTCUTS", "") not in ("1", "true", "yes")
 
 
-@dataclass
 class ScanPlan:
     """Which candidate indexes to try, in which order, and when to stop."""
 
-    order: Iterable[int]
-    start: int = 0                 # nodes before it are known (cached) to fail
-    first_fit: bool = True         # the first feasible node is the choice
-    bound: tuple | None = None     # stop at the first node whose score tuple equals this
-    use_frontier: bool = False
+    __slots__ = ("order", "start", "first_fit", "bound", "use_frontier")
+
+    def __init__(self, order: Iterable[int], start: int = 0, use_frontier: bool = False,
+                 first_fit: bool = True, bound: tuple | None = None) -> None:
+        self.order = order
+        self.start = start                # nodes before it are known (cached) to fail
+        self.use_frontier = use_frontier
+        self.first_fit = first_fit        # the first feasible node is the choice
+        self.bound = bound                # stop at the first node whose score tuple equals this
 
 
 class Shortcuts:
@@ -57,7 +59,9 @@ class Shortcuts:
         self.node_version: Counter = Counter()
         self.shared_version = 0
         self._json: dict[int, str] = {}
-        self._extractors: dict[tuple, tuple] = {}
+        self._plain: tuple = ()
+        self._each: tuple = ()
+        self._meta: tuple = ()
         # key -> (node name, verdict) of the nodes before the frontier, in inventory order. Only
         # ever appended to, or replaced by a shorter copy: pods' NodeVerdicts share it.
         self._frontier: dict[tuple, list] = {}
@@ -66,24 +70,46 @@ class Shortcuts:
         self._last_failure: dict[tuple, tuple] = {}
 
     # -- keys ----------------------------------------------------------------------------------
-    def key(self, pod, fields: tuple[str, ...], cycle_keys: tuple) -> tuple | None:
+    def declare(self, fields: tuple[str, ...]) -> None:
+        """The pod fields the enabled plugins read: "spec.X", "spec.X[].Y" (Y of every item of
+        the list spec.X), "metadata.labels" or "metadata.X"."""
+        plain, each, meta = [], {}, []
+        for field in fields:
+            head, _, rest = field.partition(".")
+            name, per_item, sub = rest.partition("[].")
+            if head == "spec" and per_item:
+                each.setdefault(name, []).append(sub)
+            elif head == "spec":
+                plain.append(name)
+            elif head == "metadata":
+                meta.append(rest)
+            else:
+                raise ValueError(f"pod field {field!r}: expected spec.X, spec.X[].Y or metadata.X")
+        self._plain, self._meta = tuple(plain), tuple(meta)
+        self._each = tuple((name, tuple(subs)) for name, subs in each.items())
+
+    def key(self, pod, cycle_keys: list) -> tuple | None:
         """The pod's declared fields (their repr: equal text means equal plain YAML data) and
         the plugins' cycle keys."""
         if not self.enabled:
             return None
-        extractors = self._extractors.get(fields)
-        if extractors is None:
-            extractors = self._extractors[fields] = tuple(_extractor(f) for f in fields)
+        get = pod.spec.get
+        parts: list = [get(name) for name in self._plain]
+        for name, subs in self._each:
+            items = get(name)
+            if isinstance(items, list):
+                items = [[item.get(s) for s in subs] if isinstance(item, dict) else item for item in items]
+            parts.append(items)
+        for name in self._meta:
+            parts.append(pod.labels if name == "labels" else (pod.manifest.get("metadata") or {}).get(name))
         encode = self._encode
-        cycle = tuple([None if k is None else tuple([encode(v) for v in k]) for k in cycle_keys])
-        return (repr(tuple([get(pod) for get in extractors])), cycle)
+        return (repr(parts), tuple([None if k is None else tuple([encode(v) for v in k])
+                                    for k in cycle_keys]))
 
     def _encode(self, value: Any) -> Any:
         """A hashable stand-in for one item of a cycle key. Dicts and lists (claim specs) become
         their JSON text, kept by object identity: specs are read-only and live as long as the
-        run, and claims from one template share the template's. A tuple's items likewise."""
-        if type(value) is tuple:
-            return tuple([self._encode(v) for v in value])
+        run, and claims from one template share the template's."""
         if isinstance(value, (dict, list)):
             text = self._json.get(id(value))
             if text is None:
@@ -215,28 +241,6 @@ class Shortcuts:
 
     def _explained_key(self, node_name: str, key: tuple) -> tuple:
         return (node_name, key, self.node_version[node_name], self.shared_version)
-
-
-def _extractor(field: str):
-    """pod -> the value of a declared field: "spec.X", "spec.X[].Y" (Y of every item of the
-    list spec.X), "metadata.labels" or "metadata.X"."""
-    head, _, rest = field.partition(".")
-    if head == "spec":
-        name, each, sub = rest.partition("[].")
-        if not each:
-            return lambda pod: pod.spec.get(name)
-
-        def items(pod):
-            value = pod.spec.get(name)
-            if not isinstance(value, list):
-                return value
-            return [item.get(sub) if isinstance(item, dict) else item for item in value]
-        return items
-    if field == "metadata.labels":
-        return lambda pod: pod.labels
-    if head == "metadata":
-        return lambda pod: (pod.manifest.get("metadata") or {}).get(rest)
-    raise ValueError(f"pod field {field!r}: expected spec.X, spec.X[].Y or metadata.X")
 
 
 def rename_claims(line: str, rename: dict[str, str]) -> str:

@@ -150,9 +150,10 @@ class DynamicResources(Plugin):
     # -- Filter: the structured allocator for the claims still to allocate (and KEP-5004's
     #    extended-resource claim). An allocator error is Error: it aborts the pod's attempt.
     def cycle_key(self, state):
-        # The verdicts depend on the claims' specs and on the allocated claims' allocations.
-        return (tuple(c.manifest.get("spec") for c in state.pending),
-                tuple(id(c.allocation) for c in state.allocated))
+        # The verdicts depend on the claims' specs (dicts) and on the allocated claims'
+        # allocations (their ids: an allocation object lives as long as its claim has it).
+        return tuple([c.manifest.get("spec") for c in state.pending]
+                     + [id(c.allocation) for c in state.allocated])
 
     def filter(self, state, attempt):
         models = state.pending_models
@@ -239,12 +240,18 @@ class DynamicResources(Plugin):
     #    dractl checks first, then commits the allocations (the assume cache).
     def reserve(self, state, attempt):
         result = state.result
+        to_reserve = []  # (claim, reservedFor entry) that PreBind writes
         for ref in result.claims:
             claim = ref.claim
-            if claim is None or is_reserved(claim, consumer_of(result, ref)):
+            if claim is None:
+                continue
+            consumer = consumer_of(result, ref)
+            if is_reserved(claim, consumer):
                 continue
             if len(claim.reserved_for) >= MAX_RESERVED_FOR:
                 return rejected(_reserved_for_full(claim), NAME)
+            to_reserve.append((claim, consumer))
+        state.data[NAME] = to_reserve
         if attempt.outcome is not None:
             node_name = attempt.node.name
             for claim, allocation in zip(state.pending, attempt.outcome.results):
@@ -255,12 +262,10 @@ class DynamicResources(Plugin):
     #    conditions the pod would wait for, NoExecute taints that would evict it).
     def pre_bind(self, state, attempt):
         result = state.result
-        for ref in result.claims:
-            claim = ref.claim
-            consumer = consumer_of(result, ref)
-            if claim is None or is_reserved(claim, consumer):
-                continue
-            self.cluster.reserve_claim(claim, consumer)
+        for claim, consumer in state.data[NAME]:
+            # Two pod claims naming one claim: reserved once.
+            if not is_reserved(claim, consumer):
+                self.cluster.reserve_claim(claim, consumer)
         for ref in result.claims:
             claim = ref.claim
             if claim is None or claim.allocation is None:
