@@ -17,6 +17,7 @@ function __dractl_codes
         DRA0012 'a path cannot be read' \
         DRA0013 'a path is not a regular file or directory, or a symlink loop; skipped' \
         DRA0014 'an item of a List is not a mapping' \
+        DRA0015 'a JSON string holds a lone UTF-16 surrogate escape (read as U+FFFD, like the API server)' \
         DRA0101 'unknown field (strict decoding, as kubectl --validate=strict)' \
         DRA0102 'value has the wrong type for its field' \
         DRA0103 'required field missing' \

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import yaml
 
 from dractl.load.document import Document
+from dractl.load.jsontext import NonFiniteNumber, escaped, non_finite_position, \
+    refuse_constant, replace_lone_surrogates
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.positions import PositionIndex
 from dractl.load.yamlsafe import ManifestLoader
@@ -34,6 +36,8 @@ C_IO = register("DRA0012", ERROR, "a path cannot be read", "loader")
 C_SKIPPED = register("DRA0013", WARNING, "a path is not a regular file or directory, or a symlink "
                      "loop; skipped", "loader")
 C_LIST_ITEM = register("DRA0014", ERROR, "an item of a List is not a mapping", "loader")
+C_SURROGATE = register("DRA0015", WARNING, "a JSON string holds a lone UTF-16 surrogate escape "
+                       "(read as U+FFFD, like the API server)", "loader")
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$", re.M)
 
@@ -235,7 +239,15 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
     recursion_limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(min(recursion_limit, _JSON_RECURSION_LIMIT))
-        value = json.loads(text, object_pairs_hook=pairs)
+        value = json.loads(text, object_pairs_hook=pairs, parse_constant=refuse_constant)
+    except NonFiniteNumber:
+        if out.name.endswith(".json"):
+            line, column, token = non_finite_position(text)
+            out.findings.append(Finding(ERROR, C_SYNTAX, f"invalid JSON: {token} is not a JSON "
+                                        "number", file=out.name, line=line, column=column))
+            out.raw_documents += 1
+            return True
+        return False
     except RecursionError:
         out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to parse", file=out.name,
                                     line=1, column=1))
@@ -258,6 +270,13 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
     finally:
         sys.setrecursionlimit(recursion_limit)
     positions = PositionIndex(text)
+    value, lone = replace_lone_surrogates(value, text)
+    for where in lone:
+        out.findings.append(Finding(
+            WARNING, C_SURROGATE, f"Invalid value: {escaped(where.value)}: holds a lone UTF-16 "
+            "surrogate, which is not a Unicode character; the API server's JSON decoder reads it "
+            "as U+FFFD (\\ufffd), and so does dractl", where.path, out.name, where.line,
+            where.column))
     for key in duplicates:
         out.findings.append(Finding(ERROR, C_DUPLICATE, f'duplicate field "{key}"', file=out.name,
                                     line=1, column=1))

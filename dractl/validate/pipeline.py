@@ -79,10 +79,18 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
                                  "or convert the manifest", ("apiVersion",)))
             _emit(out, doc, found, ignored)
             continue
-        found.extend(_guarded("schema", doc, lambda: schemas.validate(doc.data)))
-        found.extend(_guarded("rules", doc, lambda: check_document(doc.data, ctx)))
-        out.documents.append(doc)
-        _emit(out, doc, found, ignored)
+        checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])
+        if len(checked) != 1 or not isinstance(checked[0], tuple):
+            # The schema check itself failed: nothing is known about the document's types, so
+            # no later stage may read it (it is reported, counted invalid, and goes no further).
+            _emit(out, doc, checked, ignored, force_invalid=True)
+            continue
+        schema_findings, drops = checked[0]
+        view = _view(doc, drops)
+        found.extend(schema_findings)
+        found.extend(_guarded("rules", view, lambda: check_document(view.data, ctx)))
+        out.documents.append(view)
+        _emit(out, view, found, ignored, identity=doc)
 
     if refs:
         by_doc: dict[int, list[Finding]] = {}
@@ -131,13 +139,31 @@ def _internal(stage: str, exc: BaseException) -> Finding:
                    f"{type(exc).__name__}: {exc}")
 
 
-def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]) -> None:
+def _view(doc: Document, drops: list[tuple]) -> Document:
+    """The document every later stage reads: its type-safe view (dractl.validate.typesafe)."""
+    if not drops:
+        return doc
+    from dractl.validate.typesafe import type_safe_view
+
+    data = type_safe_view(doc.data, drops)
+    if data is doc.data:
+        return doc
+    return Document(data, doc.file, doc.index, doc.line, doc.column, doc.prefix, doc.positions)
+
+
+def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str], *,
+          identity: Document | None = None, force_invalid: bool = False) -> None:
+    """Locate and record `found` on `doc`; `identity` is the document as written (its name and
+    namespace, which the type-safe view may have dropped)."""
+    who = identity or doc
+    if force_invalid:
+        out.invalid.add(id(doc))
     for f in found:
         if f.code in ignored:
             continue
         line, column = doc.locate(f.path)
         out.findings.append(f.located(
-            file=doc.file, line=line, column=column, api_version=doc.api_version, kind=doc.kind,
-            namespace=doc.namespace, name=doc.name))
+            file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
+            namespace=who.namespace, name=who.name))
         if f.severity == ERROR and f.code not in NON_BLOCKING:
             out.invalid.add(id(doc))
