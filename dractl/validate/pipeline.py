@@ -122,7 +122,52 @@ def cross_document_findings(documents: list[Document], gates: FeatureGates) -> l
             pairs.append((0, Finding(ERROR, "DRA0011", "a document nests too deeply to check")))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
             pairs.append((0, _internal(stage, exc)))
-    return pairs
+    return collapse_pairs(pairs)
+
+
+# dractl's own bound on the finding stream: one object can repeat a finding a million times (a
+# claim with 1,000,000 requests naming a missing class). Each (object, code) keeps its first
+# REPEATS_SHOWN findings, then one more that counts the rest, so memory, positions and every
+# report stay proportional to what a person can read.
+REPEATS_SHOWN = 100
+
+
+def collapse(found: list[Finding]) -> list[Finding]:
+    """`found` (one object's findings, in order) with each code cut after REPEATS_SHOWN."""
+    if len(found) <= REPEATS_SHOWN:
+        return found
+    counts: dict[str, int] = {}
+    for f in found:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    if max(counts.values()) <= REPEATS_SHOWN:
+        return found
+    kept: list[Finding] = []
+    seen: dict[str, int] = {}
+    for f in found:
+        n = seen[f.code] = seen.get(f.code, 0) + 1
+        if n <= REPEATS_SHOWN:
+            kept.append(f)
+        elif n == REPEATS_SHOWN + 1:
+            more = counts[f.code] - REPEATS_SHOWN
+            kept.append(Finding(f.severity, f.code, f"... and {more} more {f.code} finding(s) "
+                                f"like the ones above on this object (dractl shows the first "
+                                f"{REPEATS_SHOWN} of each code)", f.path))
+    return kept
+
+
+def collapse_pairs(pairs: list[tuple[int, Finding]]) -> list[tuple[int, Finding]]:
+    """collapse() per document over (document index, finding) pairs, order kept."""
+    if len(pairs) <= REPEATS_SHOWN:
+        return pairs
+    by_doc: dict[int, list[Finding]] = {}
+    for index, f in pairs:
+        by_doc.setdefault(index, []).append(f)
+    if all(len(v) <= REPEATS_SHOWN for v in by_doc.values()):
+        return pairs
+    out: list[tuple[int, Finding]] = []
+    for index, found in by_doc.items():
+        out.extend((index, f) for f in collapse(found))
+    return out
 
 
 def _guarded(stage: str, doc: Document, check) -> list[Finding]:
@@ -158,10 +203,9 @@ def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]
     who = identity or doc
     if force_invalid:
         out.invalid.add(id(doc))
-    for f in found:
-        if f.code in ignored:
-            continue
-        line, column = doc.locate(f.path)
+    found = collapse([f for f in found if f.code not in ignored])
+    places = doc.locate_many([f.path for f in found]) if found else []
+    for f, (line, column) in zip(found, places):
         out.findings.append(f.located(
             file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
             namespace=who.namespace, name=who.name))

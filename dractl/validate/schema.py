@@ -51,7 +51,7 @@ SERVED, NOT_SERVED, UNKNOWN = "served", "not-served", "unknown"
 
 _QUANTITY_MESSAGE = ("quantities must match the regular expression "
                      "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\Z")
 _INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
 _STRINGS = (str, _dt.date)  # datetime is a subclass of date
 # Keywords the compiler understands; anything else in a schema is a generator change to review.

@@ -103,6 +103,7 @@ def put(doc: dict, path: tuple, value) -> dict:
     """A copy of `doc` with `value` at the concrete `path` (missing parents created)."""
     doc = copy.deepcopy(doc)
     node = doc
+    path = tuple(str(e) if isinstance(e, str) else e for e in path)  # MapKey -> plain str
     for elem, nxt in zip(path, path[1:] + (None,)):
         last = nxt is None
         fresh = value if last else ([] if isinstance(nxt, int) else {})

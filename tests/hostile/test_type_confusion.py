@@ -13,6 +13,7 @@ internal error, traceback or malformed output.
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 
 import pytest
@@ -51,11 +52,32 @@ def _seed(api_version: str, kind: str, seeds: dict) -> dict:
     return doc
 
 
+# The pod spec inside a controller's template is the Pod's spec, swept in full for kind Pod; in
+# the controllers (six kinds, ~1,400 paths each) the sweep keeps every path outside it and every
+# tenth inside (CI time). DRACTL_SWEEP=full keeps them all.
+_POD_SPEC_IN = {"CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+                "DaemonSet": ("spec", "template", "spec"), "Deployment": ("spec", "template", "spec"),
+                "Job": ("spec", "template", "spec"), "ReplicaSet": ("spec", "template", "spec"),
+                "StatefulSet": ("spec", "template", "spec")}
+FULL = os.environ.get("DRACTL_SWEEP") == "full"
+
+
+def _swept(field, counter: list) -> bool:
+    inner = _POD_SPEC_IN.get(field.kind)
+    if FULL or inner is None or field.path[:len(inner)] != inner:
+        return True
+    counter[0] += 1
+    return counter[0] % 10 == 0
+
+
 def _cases():
     """(api_version, kind) -> [(document, concrete path, expect a type finding)]."""
     seeds = _seeds()
     by_kind = defaultdict(list)
+    counter = [0]
     for field in field_paths():
+        if not _swept(field, counter):
+            continue
         seed = _seed(field.api_version, field.kind, seeds)
         path = field.concrete()
         for value in wrong_values(field)[:1]:
@@ -112,5 +134,5 @@ def test_sweep_covers_every_kind_and_type():
     kinds = {k for _, k in KINDS}
     assert {"Pod", "Node", "ResourceClaim", "ResourceSlice", "DeviceClass", "Deployment",
             "DeviceTaintRule", "Workload", "PodGroup", "Namespace"} <= kinds
-    assert sum(len(c) for c in CASES.values()) > 10_000
+    assert sum(len(c) for c in CASES.values()) > 5_000
     assert set(SAMPLES) == {"object", "array", "boolean", "string", "number", "integer"}
