@@ -241,7 +241,7 @@ complete -c dractl -n '__fish_seen_subcommand_from validate' -s q -l quiet -d 'P
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -F
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).'
-complete -c dractl -n '__fish_seen_subcommand_from allocate' -s o -l output -x -a 'text json yaml junit sarif github' -d 'Output format: text, json, yaml (the objects after scheduling), junit, sarif or github.'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -s o -l output -x -a 'text json yaml junit sarif github' -d 'Output format: text, json, yaml (the objects after scheduling), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l node -x -d 'Place everything on this node only.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l node-order -x -a 'first least-allocated most-allocated' -d 'Which feasible node wins: the first in inventory order, or the one with the fewest / most allocated devices.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l explain -x -d 'Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).'
@@ -263,7 +263,7 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -s q -l quiet -d 'P
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -F
 complete -c dractl -n '__fish_seen_subcommand_from env' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state (repeatable).'
-complete -c dractl -n '__fish_seen_subcommand_from env' -s o -l output -x -a 'text json' -d 'Output format.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -s o -l output -x -a 'text json' -d 'Output format: text or json.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l lenient -d 'Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l metadata -d 'Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l node -x -d 'Place everything on this node only.'

@@ -270,7 +270,7 @@ _dractl() {
         allocate)
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).]:inventory:_dractl_inventory' \
-            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), junit, sarif or github.]:output:(text json yaml junit sarif github)' \
+            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json yaml junit sarif github)' \
             '--node[Place everything on this node only.]:node: ' \
             '--node-order[Which feasible node wins: the first in inventory order, or the one with the fewest / most allocated devices.]:node-order:(first least-allocated most-allocated)' \
             '--explain[Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).]:explain: ' \
@@ -295,7 +295,7 @@ _dractl() {
         env)
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state (repeatable).]:inventory:_dractl_inventory' \
-            '(-o --output)'{-o,--output}'[Output format.]:output:(text json)' \
+            '(-o --output)'{-o,--output}'[Output format: text or json.]:output:(text json)' \
             '--lenient[Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).]' \
             '--metadata[Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).]' \
             '--node[Place everything on this node only.]:node: ' \

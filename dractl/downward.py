@@ -180,10 +180,15 @@ def resolve_ref(ref: EnvRef, result: PodResult, devices: DeviceIndex,
 
 
 def resolve_plan(plan: Plan, slices: Iterable, lenient: bool = False) -> None:
-    """Fill `env` and `env_errors` of every pod in the plan that has references."""
+    """Fill `env`, `env_sources` and `env_errors` of every pod in the plan that has references.
+
+    Idempotent: what an earlier call filled in is replaced, not added to (the pipeline runs this
+    stage after the dry run, whatever the dry run did itself)."""
     devices = DeviceIndex(slices)
     for result in plan.pods:
         refs = env_refs(result.pod.spec)
+        if result.env or result.env_errors or result.env_sources:
+            result.env, result.env_errors, result.env_sources = {}, {}, {}
         for ref in refs:
             if result.status != SCHEDULED:
                 result.env_errors.setdefault(ref.container, []).append(Reason(

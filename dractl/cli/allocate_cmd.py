@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from typing import List, Optional
 
@@ -10,14 +9,7 @@ import typer
 
 from dractl.cli import common, outputs
 
-
-class AllocateFormat(str, Enum):
-    text = "text"
-    json = "json"
-    yaml = "yaml"
-    junit = "junit"
-    sarif = "sarif"
-    github = "github"
+AllocateFormat, OUTPUT_OPTION = common.output_option("allocate")
 
 
 class NodeOrder(str, Enum):
@@ -26,49 +18,15 @@ class NodeOrder(str, Enum):
     most_allocated = "most-allocated"
 
 
-def resolve_inventory(values: list[str], aliases: dict[str, str] | None = None) -> list[str]:
-    """Inventory paths; built-in inventories are shown as builtin:NAME (filled into aliases)."""
-    paths = []
-    for value in values:
-        if value.startswith("builtin:"):
-            from dractl.inventories import inventory_path, list_inventories
+def dry_run_options(s: common.Settings, *, node: str | None, node_order: NodeOrder | None,
+                    timeout: float, simulate_controllers: bool = True, lenient_env: bool = False):
+    from dractl.pipeline import DryRunOptions
 
-            name = value[len("builtin:"):]
-            try:
-                path = str(inventory_path(name))
-            except (KeyError, OSError, ValueError):
-                names = ", ".join(n for n, _ in list_inventories())
-                raise common.UsageError(f"--inventory: no built-in inventory {name!r} "
-                                        f"(available: {names})") from None
-            paths.append(path)
-            if aliases is not None:
-                aliases[path] = value
-        else:
-            paths.append(value)
-    return paths
-
-
-def run_dry_run(paths, s: common.Settings, node, node_order, timeout, simulate_controllers,
-                lenient_env=False, progress=False):
-    """Load + validate (in parallel when it pays) the inventory and the manifests, then simulate."""
-    from dractl.cli.parallel import validate_paths
-
-    from dractl.simulate.scheduler import Options, simulate
-
-    aliases: dict[str, str] = {}
-    inventory = resolve_inventory(s.inventory, aliases)
-    run = validate_paths(inventory + list(paths), limits=s.limits, gates=s.gates, ignore=s.ignore,
-                         jobs=s.jobs, exclude=s.exclude, extra_ignore=s.extra_ignore,
-                         explicit_excluded=s.force_exclude, progress=progress, aliases=aliases)
-    validated = run.validated
-    options = Options(only_node=node, node_order=node_order.value if node_order else "first",
-                      timeout=timeout, simulate_controllers=simulate_controllers,
-                      lenient_env=lenient_env)
-    plan = simulate(validated.documents, s.gates, options, validated.invalid)
-    if node and node not in plan.nodes:
-        raise common.UsageError(f"--node {node}: no such node in the inputs (nodes: "
-                                f"{', '.join(plan.nodes[:10]) or 'none'}{', ...' if len(plan.nodes) > 10 else ''})")
-    return run, validated, plan
+    if timeout <= 0:
+        raise common.UsageError("--timeout must be positive")
+    return DryRunOptions(inventory=tuple(s.inventory), node=node,
+                         node_order=node_order.value if node_order else "first", timeout=timeout,
+                         simulate_controllers=simulate_controllers, lenient_env=lenient_env)
 
 
 def allocate(
@@ -78,9 +36,7 @@ def allocate(
         None, "--inventory", "-i", metavar="PATH|builtin:NAME", autocompletion=common.complete_inventory,
         help="Cluster state to schedule against (repeatable): files or a built-in sample "
              "inventory (see `dractl inventories`). Replaces inventory in .dractl.yaml."),
-    output: AllocateFormat = typer.Option(AllocateFormat.text, "--output", "-o",
-                                          help="Output format: text, json, yaml (the objects after "
-                                               "scheduling), junit, sarif or github."),
+    output: AllocateFormat = OUTPUT_OPTION,
     node: Optional[str] = typer.Option(None, "--node", help="Place everything on this node only."),
     node_order: NodeOrder = typer.Option(NodeOrder.first, "--node-order",
                                          help="Which feasible node wins: the first in inventory "
@@ -116,8 +72,7 @@ def allocate(
     status: 0 everything scheduled/allocated, 1 something unschedulable, unsatisfiable or
     invalid (with --golden: the output differs from FILE), 2 usage error or unreadable input.
     """
-    from dractl.report import findings_json, plan_json, plan_text, plan_yaml
-    from dractl.findings import Finding
+    from dractl.pipeline import ALLOCATE, dry_run
 
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
@@ -129,28 +84,8 @@ def allocate(
                         jobs=jobs)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
-    run, validated, plan = run_dry_run(paths or [], s, node, node_order, timeout,
-                                       not no_controller_simulation, progress=not quiet)
-    findings = validated.findings
-    usage_failed = bool(run.usage_errors or run.io_errors)
-
-    def render_text(console) -> None:
-        plan_text.print_plan(console, plan, findings, explain=explain, quiet=quiet)
-
-    text: str | None
-    if output is AllocateFormat.json:
-        text = findings_json.dumps(plan_json.plan_document(plan, findings))
-    elif output is AllocateFormat.yaml:
-        text = plan_yaml.render(plan)
-    elif output.value in outputs.CI_FORMATS:
-        everything = sorted(findings + outputs.plan_findings(plan), key=Finding.sort_key)
-        text = outputs.ci_output(output.value, everything, run.docs, suite="dractl allocate",
-                                 successful=not usage_failed)
-    elif golden or not common.is_terminal(sys.stdout):
-        text = outputs.stable_text(render_text, plain=True)  # Styled lines and trees only
-    else:
-        text = None
-
-    outputs.finish(text, render_text, golden=golden, update=update, no_color=no_color,
-                   usage_errors=run.usage_errors, usage_failed=usage_failed,
-                   failed=not plan.ok() or validated.errors() > 0)
+    dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,
+                          simulate_controllers=not no_controller_simulation)
+    result = dry_run(paths or [], s.check_options(progress=not quiet), dry, command=ALLOCATE)
+    outputs.emit(result, output.value, quiet=quiet, explain=explain, golden=golden,
+                 update=update, no_color=no_color)

@@ -55,33 +55,21 @@ def inventories() -> None:
         typer.echo(f"{name:<16} {description}")
 
 
-class CodesFormat(str, Enum):
-    text = "text"
-    json = "json"
-    markdown = "markdown"
+CodesFormat, CODES_OUTPUT_OPTION = common.output_option("codes")
 
 
 @app.command("codes")
-def codes(
-    output: CodesFormat = typer.Option(CodesFormat.text, "--output", "-o",
-                                       help="Output format: text, json or markdown (a table)."),
-) -> None:
+def codes(output: CodesFormat = CODES_OUTPUT_OPTION) -> None:
     """List every finding code dractl can report, with its severity and meaning."""
-    rows = common.all_codes()
-    if output is CodesFormat.json:
-        from dractl.report.findings_json import dumps
+    from dractl.report.registry import render
 
-        sys.stdout.write(dumps([{"code": r.code, "severity": r.severity, "origin": r.origin,
-                                 "summary": r.summary} for r in rows]))
-    elif output is CodesFormat.markdown:
-        lines = ["| Code | Severity | Origin | Meaning |", "| --- | --- | --- | --- |"]
-        for r in rows:
-            summary = r.summary.replace("|", "\\|")
-            lines.append(f"| {r.code} | {r.severity} | {r.origin} | {summary} |")
-        sys.stdout.write("\n".join(lines) + "\n")
-    else:
-        for row in rows:
-            typer.echo(f"{row.code}  {row.severity:<7}  {row.origin:<9}  {row.summary}")
+    sys.stdout.write(render(output.value, _CodesResult()))
+
+
+class _CodesResult:
+    """The code table needs no run: its renderers read the registered codes themselves."""
+
+    command = "codes"
 
 
 class Shell(str, Enum):

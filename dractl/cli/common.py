@@ -12,12 +12,14 @@ import typer
 
 from dractl.api.versions import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, FeatureGates, GateError, \
     parse_feature_gates
+from dractl.pipeline.errors import UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from dractl.config import Config
     from dractl.load.limits import Limits
+    from dractl.pipeline import CheckOptions
 
 
 class KubeVersion(str, Enum):
@@ -42,8 +44,13 @@ def complete_inventory(incomplete: str):
     return complete(incomplete)
 
 
-class UsageError(Exception):
-    """Bad options or unusable input paths: exit status 2."""
+def output_option(command: str):
+    """`--output/-o` with the choices and help the format registry gives this command."""
+    from dractl.report.registry import help_for, names_for
+
+    names = names_for(command)
+    choices = Enum(f"{command.title()}Format", [(n, n) for n in names], type=str)
+    return choices, typer.Option(choices(names[0]), "--output", "-o", help=help_for(command))
 
 
 def make_gates(kube_version: str | KubeVersion | None, feature_gates: str | None,
@@ -88,6 +95,15 @@ class Settings:
     exclude: Callable[[str], bool] | None
     force_exclude: bool
     extra_ignore: Callable[[str], frozenset] | None = None
+
+    def check_options(self, *, progress: bool = False, strict: bool = False) -> "CheckOptions":
+        """strict: whether this command applies --strict (only validate does)."""
+        from dractl.pipeline import CheckOptions
+
+        return CheckOptions(gates=self.gates, limits=self.limits, ignore=self.ignore,
+                            strict=strict and self.strict, jobs=self.jobs, exclude=self.exclude,
+                            extra_ignore=self.extra_ignore, explicit_excluded=self.force_exclude,
+                            progress=progress)
 
 
 def load_config(config_path: str | None, no_config: bool) -> "Config":
@@ -181,7 +197,6 @@ def parse_size(text: str) -> int:
     return value
 
 
-OUTPUT_HELP = "Output format."
 KUBE_VERSION_OPTION = typer.Option(None, "--kube-version", help="Kubernetes version whose schemas, "
                                    f"rules and default feature gates apply (default {DEFAULT_KUBE_VERSION}, "
                                    "or kubeVersion in .dractl.yaml).")

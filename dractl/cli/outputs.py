@@ -1,6 +1,8 @@
-"""Picking and producing an output: the CI formats, stable text, golden files.
+"""Producing an output: the chosen format (dractl.report.registry) as stable text or on a
+terminal, golden files, and the exit status.
 
-Everything here formats what the pipeline decided; the decisions themselves live elsewhere.
+Everything here emits what the pipeline decided and the reporters rendered; the decisions
+themselves live elsewhere.
 """
 
 from __future__ import annotations
@@ -15,32 +17,14 @@ from typing import TYPE_CHECKING, Callable
 
 import typer
 
-from dractl import __version__
 from dractl.cli import common
-from dractl.findings import ERROR, WARNING, Finding
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from dractl.pipeline.result import Result
+
 _MAX_GOLDEN_BYTES = 256 * 1024 * 1024
-
-
-CI_FORMATS = ("junit", "sarif", "github")
-
-
-def ci_output(fmt: str, findings: list[Finding], docs, *, suite: str, successful: bool = True) -> str:
-    """junit / sarif / github over the same findings."""
-    if fmt == "junit":
-        from dractl.report import junit
-
-        return junit.render(findings, docs, name=suite)
-    if fmt == "sarif":
-        from dractl.report import sarif
-
-        return sarif.render(findings, common.all_codes(), version=__version__, successful=successful)
-    from dractl.report import github
-
-    return github.render(findings)
 
 
 def stable_text(render: Callable[[Console], None], plain: bool = False) -> str:
@@ -134,66 +118,21 @@ def _umask() -> int:
     return mask
 
 
-# -- plan outcomes as findings (for junit / sarif / github) -------------------------------------
+def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | None = None,
+         golden: str | None = None, update: bool = False, no_color: bool = False) -> None:
+    """Render `result` in format `output`, emit it and exit with the contract's status."""
+    from dractl.report.registry import View, render
 
-def plan_findings(plan) -> list[Finding]:
-    """Every scheduling and env failure of a dry run as a finding located at its source object
-    (the Pod, the controller it was expanded from, or the claim / template)."""
-    from dractl.simulate.state import SCHEDULED
-
-    out: list[Finding] = []
-
-    def at(doc, path, severity, code, message):
-        # Located at the pod spec (of a controller's template) but without a field: the
-        # message says which pod and claim.
-        if doc is None:
-            out.append(Finding(severity, code, message))
-            return
-        line, column = doc.locate(tuple(path))
-        out.append(Finding(severity, code, message, (), doc.file, line, column,
-                           doc.api_version, doc.kind, doc.namespace, doc.name))
-
-    pods_of_claim: dict[int, object] = {}
-    for p in plan.pods:
-        src, path = p.pod.source, tuple(p.pod.spec_path)
-        who = f"pod {p.namespace}/{p.name}"
-        for ref in p.claims:
-            if ref.claim is not None:
-                pods_of_claim.setdefault(id(ref.claim), p)
-        reasons = list(p.reasons)
-        for r in reasons:
-            at(src, path, _severity(r.severity), r.code, f"{who}: {_with_details(r)}")
-        if p.status != SCHEDULED and not any(r.severity == ERROR for r in reasons):
-            at(src, path, ERROR, "DRA5001", f"{who}: {p.status}")
-        for container, errors in p.env_errors.items():
-            for e in errors:
-                at(src, path, _severity(e.severity), e.code, f"{who} container {container}: {e.message}")
-    for c in plan.claims:
-        if not c.reasons:
-            continue
-        src = c.source
-        if src is None and id(c) in pods_of_claim:
-            src = pods_of_claim[id(c)].pod.source
-        for r in c.reasons:
-            at(src, (), _severity(r.severity), r.code, f"claim {c.namespace}/{c.name}: {_with_details(r)}")
-    for r in plan.reasons:
-        out.append(Finding(_severity(r.severity), r.code, _with_details(r)))
-    return out
-
-
-def _with_details(r) -> str:
-    # CI annotations are one line each: the per-node explanation lines follow the message.
-    details = [d.strip() for d in r.details if d.strip()]
-    if not details:
-        return r.message
-    text = details[0]
-    for d in details[1:]:
-        text += (" " if text.endswith(":") else "; ") + d
-    return f"{r.message.rstrip()} [{text}]"
-
-
-def _severity(s: str) -> str:
-    return s if s in (ERROR, WARNING) else "info"
+    rendered = render(output, result, View(quiet=quiet, explain=explain))
+    if isinstance(rendered, str):
+        text, draw = rendered, None
+    elif golden or not common.is_terminal(sys.stdout):
+        text, draw = stable_text(rendered.draw, plain=rendered.plain), None
+    else:
+        text, draw = None, rendered.draw
+    finish(text, draw, golden=golden, update=update, no_color=no_color,
+           usage_errors=result.usage_errors, usage_failed=result.usage_failed,
+           failed=result.failed())
 
 
 def finish(text: str | None, render_text: Callable, *, golden: str | None, update: bool,

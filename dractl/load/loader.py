@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, Iterable
 
 from dractl.load.document import Document
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.parse import parse_source
-from dractl.load.reader import LoadProblem, iter_sources
+from dractl.load.reader import LoadProblem, Source, iter_sources
 from dractl.findings import ERROR, WARNING, Finding
 
 
@@ -24,8 +24,14 @@ class LoadResult:
 
 def load_paths(paths: list[str], limits: Limits = DEFAULT_LIMITS,
                stdin: BinaryIO | None = None) -> LoadResult:
+    return load_items(iter_sources(paths, limits, stdin), limits)
+
+
+def load_items(items: Iterable[Source | LoadProblem], limits: Limits = DEFAULT_LIMITS) -> LoadResult:
+    """Parse already-read sources; a LoadProblem becomes a finding (and, for an unusable
+    command-line argument, a usage error)."""
     result = LoadResult()
-    for item in iter_sources(paths, limits, stdin):
+    for item in items:
         if isinstance(item, LoadProblem):
             severity = WARNING if item.code == "DRA0013" and not item.usage else ERROR
             if item.usage:

@@ -54,3 +54,8 @@ def _has_float(obj: object) -> bool:
         elif isinstance(value, float):
             return True
     return False
+
+
+def report(result, view) -> str:
+    """`validate -o json`."""
+    return dumps(findings_document(result.findings, result.files, result.documents_read))

@@ -11,6 +11,8 @@ from dractl.findings import ERROR, INFO, WARNING, Finding
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from dractl.pipeline.result import Result
+    from dractl.report.registry import Drawing, View
     from dractl.report.styled import PlainConsole
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow"}
@@ -57,3 +59,17 @@ def print_findings(console: "Console | PlainConsole", findings: list[Finding], *
             console.print()
         last_file = f.file
         console.print(finding_line(f), soft_wrap=True)
+
+
+def report(result: "Result", view: "View") -> "Drawing":
+    """`validate -o text`: the findings, then the summary line."""
+    from dractl.report.registry import Drawing
+
+    def draw(console) -> None:
+        print_findings(console, result.findings, quiet=view.quiet)
+        if not view.quiet and any(f.severity != INFO for f in result.findings):  # info: machine formats only
+            console.print()
+        console.print(summary_line(result.files, result.documents_read, result.errors(),
+                                   result.warnings()))
+
+    return Drawing(draw, plain=True)  # lines and strings only

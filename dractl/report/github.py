@@ -63,3 +63,8 @@ def annotation(f: Finding) -> str:
 
 def render(findings: list[Finding]) -> str:
     return "".join(annotation(f) + "\n" for f in findings)
+
+
+def report(result, view) -> str:
+    """`-o github` of validate or allocate (a dry run's outcomes join as findings)."""
+    return render(result.ci_findings())

@@ -156,3 +156,8 @@ def _testcase(classname: str, case: str, fs: list[Finding]) -> str:
         out.append(f"      <system-out>{_body(listing)}</system-out>")
     out.append("    </testcase>")
     return "\n".join(out)
+
+
+def report(result, view) -> str:
+    """`-o junit` of validate or allocate (a dry run's outcomes join as findings)."""
+    return render(result.ci_findings(), result.docs, name=f"dractl {result.command}")

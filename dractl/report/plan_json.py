@@ -67,3 +67,10 @@ def summary(plan: Plan, findings: list[Finding]) -> dict:
         "errors": sum(1 for f in findings if f.severity == "error"),
         "warnings": sum(1 for f in findings if f.severity == "warning"),
     }
+
+
+def report(result, view) -> str:
+    """`allocate -o json`."""
+    from dractl.report.findings_json import dumps
+
+    return dumps(plan_document(result.plan, result.findings))

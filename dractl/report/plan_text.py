@@ -152,3 +152,13 @@ def summary_text(plan: Plan, findings: list[Finding]) -> Styled:
     if errors:
         text.append(f"; {errors} validation error(s)", style="bold red")
     return text
+
+
+def report(result, view) -> "Drawing":
+    """`allocate -o text`: findings, every pod's placement, claims, the summary."""
+    from dractl.report.registry import Drawing
+
+    def draw(console) -> None:
+        print_plan(console, result.plan, result.findings, explain=view.explain, quiet=view.quiet)
+
+    return Drawing(draw, plain=True)  # Styled lines and trees only

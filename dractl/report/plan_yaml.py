@@ -140,3 +140,8 @@ def render(plan: Plan) -> str:
         return ""
     return yaml.dump_all(docs, Dumper=_dumper_for(docs), sort_keys=False, default_flow_style=False,
                          explicit_start=True, allow_unicode=False, width=100)
+
+
+def report(result, view) -> str:
+    """`allocate -o yaml`: the objects as they would be after scheduling."""
+    return render(result.plan)

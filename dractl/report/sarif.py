@@ -134,3 +134,11 @@ def render(findings: Iterable[Finding], rules: Iterable[RuleDoc], *, version: st
     return json.dumps(document(findings, rules, version=version, successful=successful),
                       indent=2, ensure_ascii=True) + "\n"
 
+
+def report(result, view) -> str:
+    """`-o sarif` of validate or allocate (a dry run's outcomes join as findings)."""
+    from dractl import __version__
+    from dractl.report.codes import load_all_codes
+
+    return render(result.ci_findings(), load_all_codes(), version=__version__,
+                  successful=not result.usage_failed)

@@ -22,6 +22,13 @@ C_NOT_SERVED = register("DRA0105", ERROR,
 # per container instead).
 NON_BLOCKING = frozenset({"DRA2010", "DRA2011", "DRA2012", "DRA2013"})
 
+
+def makes_unusable(finding: Finding) -> bool:
+    """Whether a finding keeps its document out of the dry run. The one place this is decided:
+    the per-document checks here and the cross-document step of dractl.pipeline both ask it."""
+    return finding.severity == ERROR and finding.code not in NON_BLOCKING
+
+
 C_INTERNAL = register("DRA0999", ERROR, "internal error in a dractl check (please report it)",
                       "dractl")
 
@@ -209,5 +216,5 @@ def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]
         out.findings.append(f.located(
             file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
             namespace=who.namespace, name=who.name))
-        if f.severity == ERROR and f.code not in NON_BLOCKING:
+        if makes_unusable(f):
             out.invalid.add(id(doc))

@@ -8,7 +8,7 @@ import io
 import pytest
 
 from cli_helpers import CLAIM_BAD, CLAIM_OK, HOSTILE, SYNTAX_ERROR
-from dractl.cli import parallel
+from dractl.pipeline import executor as parallel
 
 POD = """apiVersion: v1
 kind: Pod

@@ -1,12 +1,14 @@
-"""Load + validate many files, in parallel processes when it pays, with identical output.
+"""The per-file stage of a run: load + validate many files, in this process or in a process
+pool (the executor choice), with identical output either way.
 
 The per-file work (parse, schema, API-server rules) runs on chunks of consecutive files, in this
 process or in worker processes; cross-object reference checks need every document, so they run
 here afterwards. Chunks are merged in input order and the findings sorted exactly as the serial
 pipeline sorts them, so `--jobs 1` and `--jobs N` print the same bytes.
 
-The per-chunk call is the ordinary pipeline (`parse_source` + `validate_documents(refs=False)`),
-so nothing here decides what is valid.
+The per-chunk call is the ordinary pipeline (`load_items` + `validate_documents(refs=False)`),
+and the unusable-document decision is `validate.pipeline.makes_unusable`, so nothing here
+decides what is valid.
 """
 
 from __future__ import annotations
@@ -19,16 +21,15 @@ import time
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterable
 
-import dractl.cli
 from dractl.api.versions import FeatureGates
-from dractl.config import CONFIG_NAMES
+from dractl.findings import Finding
 from dractl.load.document import Document
 from dractl.load.limits import Limits
-from dractl.load.loader import LoadResult
-from dractl.load.parse import parse_source
-from dractl.load.reader import LoadProblem, Source, iter_sources
-from dractl.findings import ERROR, WARNING, Finding
-from dractl.validate.pipeline import Validated, validate_documents
+from dractl.load.loader import load_items
+from dractl.load.reader import LoadProblem, Source
+from dractl.pipeline.result import DocInfo
+from dractl.pipeline.sources import select_sources
+from dractl.validate.pipeline import Validated, makes_unusable, validate_documents
 
 # Below this many files, worker processes cost more than they save.
 PARALLEL_MIN_FILES = 200
@@ -39,24 +40,6 @@ PARALLEL_MIN_SAVED_BYTES = 1024 * 1024
 SERIAL_CHUNK = 16
 # Show a progress bar only for runs that take longer than this (seconds).
 PROGRESS_AFTER = 1.0
-
-
-@dataclass(frozen=True)
-class DocInfo:
-    """Where a document sits and what it is: one JUnit test case per document."""
-
-    file: str
-    line: int
-    column: int
-    api_version: str
-    kind: str
-    namespace: str
-    name: str
-    index: int  # position in its file (0-based)
-
-    @classmethod
-    def of(cls, d: Document) -> "DocInfo":
-        return cls(d.file, d.line, d.column, d.api_version, d.kind, d.namespace, d.name, d.index)
 
 
 @dataclass
@@ -117,10 +100,16 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                                aliases=aliases, stdin=stdin)
     finally:
         if collecting:
-            if dractl.cli.SHORT_LIVED:
+            if _short_lived():
                 gc.freeze()
             else:
                 gc.enable()
+
+
+def _short_lived() -> bool:
+    # Set by the console script on dractl.cli (this process exits when the command is done).
+    # Read through sys.modules: a library caller that never loaded the CLI is long-lived.
+    return bool(getattr(sys.modules.get("dractl.cli"), "SHORT_LIVED", False))
 
 
 def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
@@ -130,17 +119,8 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                     explicit_excluded: bool, progress: bool,
                     aliases: dict[str, str] | None, stdin: BinaryIO | None) -> Run:
     ignore = frozenset(ignore)
-    explicit = set(paths)
-    items: list[Source | LoadProblem] = []
-    for item in iter_sources(paths, limits, stdin):
-        walked = item.name not in explicit and not getattr(item, "usage", False)
-        if walked and os.path.basename(item.name) in CONFIG_NAMES:
-            continue  # dractl's own settings file is not a manifest
-        if exclude is not None and (walked or explicit_excluded) and exclude(item.name):
-            continue
-        if aliases and item.name in aliases:
-            item = dataclasses.replace(item, name=aliases[item.name])
-        items.append(item)
+    items = select_sources(paths, limits, stdin=stdin, exclude=exclude,
+                           explicit_excluded=explicit_excluded, aliases=aliases)
 
     def ignore_for(name: str) -> frozenset:
         return ignore | extra_ignore(name) if extra_ignore is not None else ignore
@@ -211,28 +191,8 @@ def _count_files(items) -> int:
     return sum(1 for i in items if isinstance(i, Source))
 
 
-def _load_items(items, limits: Limits) -> LoadResult:
-    # The body of dractl.load.loader.load_paths, over already-read sources.
-    result = LoadResult()
-    for item in items:
-        if isinstance(item, LoadProblem):
-            severity = WARNING if item.code == "DRA0013" and not item.usage else ERROR
-            if item.usage:
-                result.usage_errors.append(f"{item.name}: {item.message}")
-            elif item.code == "DRA0012":
-                result.io_errors += 1
-            result.findings.append(Finding(severity, item.code, item.message, file=item.name))
-            continue
-        result.files += 1
-        parsed = parse_source(item.name, item.data, limits)
-        result.documents.extend(parsed.documents)
-        result.findings.extend(parsed.findings)
-        result.documents_read += parsed.raw_documents
-    return result
-
-
 def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset) -> _ChunkResult:
-    load = _load_items(items, limits)
+    load = load_items(items, limits)
     validated = validate_documents(load, gates, ignore=ignore, refs=False)
     return _ChunkResult(
         findings=validated.findings,
@@ -361,19 +321,12 @@ def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate)
     return run
 
 
-def _cross_document_pairs(documents: list[Document], gates: FeatureGates) -> list[tuple[int, Finding]]:
-    from dractl.validate.pipeline import cross_document_findings
-
-    return cross_document_findings(documents, gates)
-
-
 def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -> None:
-    from dractl.validate import pipeline
+    from dractl.validate.pipeline import cross_document_findings
 
     if not out.documents:
         return
-    non_blocking = pipeline.NON_BLOCKING
-    pairs = _cross_document_pairs(out.documents, gates)
+    pairs = cross_document_findings(out.documents, gates)
     kept = [(out.documents[index], f) for index, f in pairs
             if f.code not in ignore_for(out.documents[index].file)]
     positions = locate([(doc, f.path) for doc, f in kept])
@@ -381,7 +334,7 @@ def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -
         out.findings.append(f.located(file=doc.file, line=line, column=column,
                                       api_version=doc.api_version, kind=doc.kind,
                                       namespace=doc.namespace, name=doc.name))
-        if f.severity == ERROR and f.code not in non_blocking:
+        if makes_unusable(f):
             out.invalid.add(id(doc))
 
 

@@ -1,0 +1,95 @@
+"""The one result object of a run: what every reporter renders and what the exit status is
+computed from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from dractl.findings import ERROR, WARNING, Finding
+
+if TYPE_CHECKING:
+    from dractl.load.document import Document
+    from dractl.simulate.state import Plan
+    from dractl.validate.pipeline import Validated
+
+# What a result was produced for: picks the reporters that apply (dractl.report.registry).
+VALIDATE, ALLOCATE, ENV, METADATA = "validate", "allocate", "env", "metadata"
+
+
+@dataclass(frozen=True)
+class DocInfo:
+    """Where a document sits and what it is: one JUnit test case per document."""
+
+    file: str
+    line: int
+    column: int
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    index: int  # position in its file (0-based)
+
+    @classmethod
+    def of(cls, d: "Document") -> "DocInfo":
+        return cls(d.file, d.line, d.column, d.api_version, d.kind, d.namespace, d.name, d.index)
+
+
+@dataclass
+class Result:
+    """Findings, counts and (for a dry run) the plan of one run.
+
+    findings: the loader's and validator's findings in report order (with --strict, warnings
+    already count as errors). validated: the documents for the later stages and which of them
+    are unusable. plan: the dry run's outcome (None for `check`).
+    """
+
+    command: str
+    findings: list[Finding]
+    validated: "Validated"
+    docs: list[DocInfo] = field(default_factory=list)   # every document read, in input order
+    files: int = 0
+    documents_read: int = 0
+    usage_errors: list[str] = field(default_factory=list)
+    io_errors: int = 0
+    plan: "Plan | None" = None
+
+    @property
+    def usage_failed(self) -> bool:
+        """An unusable path argument or an unreadable file: exit status 2."""
+        return bool(self.usage_errors or self.io_errors)
+
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == ERROR)
+
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == WARNING)
+
+    def failed(self) -> bool:
+        """Exit status 1 (when nothing made it 2): what counts as failure for this command."""
+        if self.command == VALIDATE:
+            return self.errors() > 0
+        if self.command == ALLOCATE:
+            return not self.plan.ok() or self.errors() > 0
+        if self.command == ENV:
+            return env_failed(self.plan)
+        return False  # METADATA: a prediction, nothing to fail
+
+    def ci_findings(self) -> list[Finding]:
+        """The findings CI formats report: for a dry run, its outcomes join as findings."""
+        if self.plan is None:
+            return self.findings
+        from dractl.pipeline.outcomes import plan_findings
+
+        return sorted(self.findings + plan_findings(self.plan), key=Finding.sort_key)
+
+
+def env_failed(plan: "Plan") -> bool:
+    """An env reference of a container fails (the container would not start)."""
+    from dractl.downward import env_refs
+
+    for p in plan.pods:
+        refs = env_refs(p.pod.spec)
+        if any(p.env_errors.get(name) for name in dict.fromkeys(r.container for r in refs)):
+            return True
+    return False

@@ -1,0 +1,111 @@
+"""The library entry points: `check` (load + validate) and `dry_run` (check, then the
+scheduler's dry run, then the env stage). The CLI is a thin layer over these two.
+
+    from dractl.pipeline import CheckOptions, DryRunOptions, check, dry_run
+    result = check(["manifests/"], CheckOptions(gates=parse_feature_gates("")))
+    result = dry_run(["workload.yaml"], CheckOptions(gates=...), DryRunOptions(inventory=["builtin:example-gpu"]))
+
+Stages, in order: sources (dractl.pipeline.sources) -> per-file load + validate, serial or in a
+process pool (dractl.pipeline.executor) -> cross-document references -> [dry run
+(dractl.simulate) -> env values (dractl.downward)] -> one Result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import BinaryIO, Callable
+
+from dractl.api.versions import FeatureGates
+from dractl.findings import ERROR, WARNING
+from dractl.load.limits import DEFAULT_LIMITS, Limits
+from dractl.pipeline.errors import UsageError
+from dractl.pipeline.result import ALLOCATE, VALIDATE, Result
+
+
+@dataclass
+class CheckOptions:
+    """How to read and validate: the effective settings of one run."""
+
+    gates: FeatureGates
+    limits: Limits = DEFAULT_LIMITS
+    ignore: frozenset = frozenset()
+    strict: bool = False                 # warnings count as errors
+    jobs: int | None = None              # worker processes; None or 0: one per CPU
+    exclude: Callable[[str], bool] | None = None
+    extra_ignore: Callable[[str], frozenset] | None = None   # per-file extra ignored codes
+    explicit_excluded: bool = False      # exclude applies to files named explicitly too
+    progress: bool = False               # a progress bar on a terminal's stderr
+    stdin: BinaryIO | None = None        # what "-" reads (default: sys.stdin)
+
+
+@dataclass
+class DryRunOptions:
+    """What to schedule against and how."""
+
+    inventory: tuple = ()                # paths or builtin:NAME, read before the manifests
+    node: str | None = None              # place everything on this node only
+    node_order: str = "first"            # first | least-allocated | most-allocated
+    timeout: float = 10.0                # seconds per pod and node (filterTimeout)
+    simulate_controllers: bool = True    # create claims from templates
+    lenient_env: bool = False            # env refs: skip devices lacking the attribute
+
+
+def check(paths: list[str], options: CheckOptions, *,
+          aliases: dict[str, str] | None = None) -> Result:
+    """Load and validate `paths` (files, directories, - for stdin)."""
+    from dractl.pipeline.executor import validate_paths
+
+    run = validate_paths(list(paths), limits=options.limits, gates=options.gates,
+                         ignore=options.ignore, jobs=options.jobs, exclude=options.exclude,
+                         extra_ignore=options.extra_ignore,
+                         explicit_excluded=options.explicit_excluded, progress=options.progress,
+                         aliases=aliases, stdin=options.stdin)
+    findings = run.validated.findings
+    if options.strict:
+        findings = [f.located(severity=ERROR) if f.severity == WARNING else f for f in findings]
+    return Result(VALIDATE, findings, run.validated, run.docs, run.files, run.documents_read,
+                  run.usage_errors, run.io_errors)
+
+
+def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
+            command: str = ALLOCATE) -> Result:
+    """check(inventory + paths), then schedule every pod and resolve env references.
+
+    command: what the result is for (allocate, env or metadata: dractl.pipeline.result), which
+    decides what counts as failure. Raises UsageError for a --node that is in no input.
+    """
+    aliases: dict[str, str] = {}
+    from dractl.pipeline.sources import resolve_inventory
+
+    inventory = resolve_inventory(list(dry.inventory), aliases)
+    result = check(inventory + list(paths), options, aliases=aliases)
+    result.command = command
+    plan = _simulate(result.validated, options.gates, dry)
+    if dry.node and dry.node not in plan.nodes:
+        shown = ", ".join(plan.nodes[:10]) or "none"
+        more = ", ..." if len(plan.nodes) > 10 else ""
+        raise UsageError(f"--node {dry.node}: no such node in the inputs (nodes: {shown}{more})")
+    result.plan = plan
+    return result
+
+
+def _simulate(validated, gates: FeatureGates, dry: DryRunOptions):
+    """The dry run, then the env stage (dractl.downward runs here, not inside the simulator)."""
+    from dractl.downward import resolve_plan
+
+    simulate, Options = _simulator()
+    options = Options(only_node=dry.node, node_order=dry.node_order or "first",
+                      timeout=dry.timeout, simulate_controllers=dry.simulate_controllers,
+                      lenient_env=dry.lenient_env)
+    plan = simulate(validated.documents, gates, options, validated.invalid)
+    # resolve_plan is idempotent, so a simulator that still resolves env itself is harmless.
+    resolve_plan(plan, plan.slices, lenient=dry.lenient_env)
+    return plan
+
+
+def _simulator():
+    try:  # the package's entry point, once dractl.simulate exports it
+        from dractl.simulate import Options, simulate
+    except ImportError:
+        from dractl.simulate.scheduler import Options, simulate
+    return simulate, Options
