@@ -140,6 +140,7 @@ function __dractl_codes
         DRA1904 'CEL selector expression longer than 10240 bytes' \
         DRA1905 'device config without `opaque`, or with an invalid driver' \
         DRA1906 'opaque config parameters missing, over 10 KiB or not a JSON object' \
+        DRA1907 'metadata invalid: namespace, labels, annotations (key syntax, 256 KiB in all), generation, owner references or finalizers' \
         DRA1910 'field of a disabled feature gate: the API server drops it on create' \
         DRA1911 'kind or apiVersion needs a feature gate that is disabled for the target version' \
         DRA1999 'internal error in an API-server rule (please report it)' \
@@ -235,6 +236,8 @@ complete -c dractl -n '__fish_seen_subcommand_from validate' -l config -r -F -d 
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-config -d 'Ignore .dractl.yaml files.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l update -d 'With --golden: write FILE instead.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l golden-allow-outside -d 'Allow a --golden FILE outside the working directory\'s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l deadline -x -d 'Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-color -d 'Never colour the output.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s q -l quiet -d 'Print only errors and the result.'
@@ -249,6 +252,8 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l timeout -x -d 'S
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-controller-simulation -d 'Do not create claims from templates (report \'ResourceClaim not created yet\').'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l update -d 'With --golden: write FILE instead.'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden-allow-outside -d 'Allow a --golden FILE outside the working directory\'s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l deadline -x -d 'Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with this code (repeatable; adds to the config file\'s ignore list).'
@@ -277,6 +282,7 @@ complete -c dractl -n '__fish_seen_subcommand_from env' -l config -r -F -d 'Sett
 complete -c dractl -n '__fish_seen_subcommand_from env' -l no-config -d 'Ignore .dractl.yaml files.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l no-color -d 'Never colour the output.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l deadline -x -d 'Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -F
 complete -c dractl -n '__fish_seen_subcommand_from inventories' -s h -l help -d 'Show this message and exit.'

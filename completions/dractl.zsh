@@ -143,6 +143,7 @@ _dractl_codes() {
     'DRA1904:CEL selector expression longer than 10240 bytes'
     'DRA1905:device config without `opaque`, or with an invalid driver'
     'DRA1906:opaque config parameters missing, over 10 KiB or not a JSON object'
+    'DRA1907:metadata invalid: namespace, labels, annotations (key syntax, 256 KiB in all), generation, owner references or finalizers'
     'DRA1910:field of a disabled feature gate: the API server drops it on create'
     'DRA1911:kind or apiVersion needs a feature gate that is disabled for the target version'
     'DRA1999:internal error in an API-server rule (please report it)'
@@ -261,6 +262,8 @@ _dractl() {
             '--no-config[Ignore .dractl.yaml files.]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
+            '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
+            '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
             '--no-color[Never colour the output.]' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
@@ -278,6 +281,8 @@ _dractl() {
             '--no-controller-simulation[Do not create claims from templates (report '\''ResourceClaim not created yet'\'').]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
+            '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
+            '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
             '*--ignore[Drop findings with this code (repeatable; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
@@ -309,6 +314,7 @@ _dractl() {
             '--no-config[Ignore .dractl.yaml files.]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
             '--no-color[Never colour the output.]' \
+            '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests: files, directories (recursive) or - for stdin:_files' && ret=0
           ;;

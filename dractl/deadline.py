@@ -21,8 +21,9 @@ import time
 DEFAULT_SECONDS = 3600.0
 
 
-class DeadlineExceeded(Exception):
-    """Raised by check() once the deadline has passed."""
+class DeadlineExceeded(KeyboardInterrupt):
+    """Raised by check() once the deadline has passed: unwinds like Ctrl-C (no `except
+    Exception` guard of a stage mistakes it for a bug in one document)."""
 
 
 class Deadline:
@@ -36,8 +37,9 @@ class Deadline:
         self._active = False
 
     def __enter__(self) -> "Deadline":
-        global _current
+        global _current, _expired_after
         _current = self
+        _expired_after = None
         if self.seconds is not None:
             self._end = time.monotonic() + self.seconds
             self._active = True
@@ -55,9 +57,11 @@ class Deadline:
             _current = None
 
     def _fire(self) -> None:
+        global _expired_after
         if not self._active:
             return
         self.expired = True
+        _expired_after = self.seconds
         if threading.main_thread().is_alive():
             os.kill(os.getpid(), signal.SIGINT)
 
@@ -68,6 +72,7 @@ class Deadline:
 
 
 _current: Deadline | None = None
+_expired_after: float | None = None  # seconds of the last deadline that fired (for the message)
 
 
 def current() -> Deadline | None:
@@ -76,10 +81,19 @@ def current() -> Deadline | None:
 
 
 def expired() -> bool:
-    return _current is not None and _current.expired
+    """Whether the last deadline fired (still true after its `with` block was left by the
+    interruption it caused, which is when the command reports it)."""
+    return _expired_after is not None or (_current is not None and _current.expired)
+
+
+def expired_after() -> float:
+    return _expired_after if _expired_after is not None else (
+        _current.seconds if _current is not None and _current.seconds else 0.0)
 
 
 def check() -> None:
+    global _expired_after
     if _current is not None and (_current.expired or _current.remaining() <= 0):
         _current.expired = True
+        _expired_after = _current.seconds
         raise DeadlineExceeded(f"the run took longer than --deadline {_current.seconds:g} s")

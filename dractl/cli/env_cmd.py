@@ -39,6 +39,7 @@ def env(
     no_config: bool = common.NO_CONFIG_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
+    deadline: float = common.DEADLINE_OPTION,
     debug: bool = common.DEBUG_OPTION,
 ) -> None:
     """Resolve device attributes into container env after a dry run (dractl's extension
@@ -56,5 +57,6 @@ def env(
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=NodeOrder.first, timeout=timeout,
                           lenient_env=lenient)
-    result = dry_run(paths or [], s.check_options(), dry, command=METADATA if metadata else ENV)
-    outputs.emit(result, output.value, no_color=no_color)
+    with common.deadline_scope(deadline):
+        result = dry_run(paths or [], s.check_options(), dry, command=METADATA if metadata else ENV)
+        outputs.emit(result, output.value, no_color=no_color)

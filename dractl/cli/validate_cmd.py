@@ -28,6 +28,8 @@ def validate(
     no_config: bool = common.NO_CONFIG_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
     update: bool = common.UPDATE_OPTION,
+    golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
+    deadline: float = common.DEADLINE_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
     quiet: bool = common.QUIET_OPTION,
@@ -45,6 +47,7 @@ def validate(
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
                         force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs)
-    result = check(paths, s.check_options(progress=not quiet, strict=True))
-    outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
-                 no_color=no_color)
+    with common.deadline_scope(deadline):
+        result = check(paths, s.check_options(progress=not quiet, strict=True))
+        outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
+                     no_color=no_color, golden_allow_outside=golden_allow_outside)
