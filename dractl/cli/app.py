@@ -125,7 +125,6 @@ def main() -> None:
 
 
 def _run_app(debug: bool) -> None:
-    from dractl import deadline
     from dractl.cli import streams
 
     try:
@@ -136,18 +135,12 @@ def _run_app(debug: bool) -> None:
         typer.echo(f"dractl: {exc}", err=True)
         sys.exit(2)
     except SystemExit as exc:
+        if exc.code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM, the deadline) into it
+            _interrupted()
         _flush_quietly()
         raise exc
-    except streams.Terminated:
-        streams.say("dractl: terminated")
-        sys.exit(143)
     except KeyboardInterrupt:
-        if deadline.expired():
-            streams.say(f"dractl: stopped: the run took longer than --deadline "
-                        f"{deadline.expired_after():g} seconds")
-            sys.exit(2)
-        streams.say("dractl: interrupted")
-        sys.exit(130)
+        _interrupted()
     except OSError as exc:
         if streams.is_broken_pipe(exc):
             _silence_broken_pipe()
@@ -162,6 +155,22 @@ def _run_app(debug: bool) -> None:
         typer.echo(f"dractl: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for details, and please report it)", err=True)
         sys.exit(2)
+
+
+def _interrupted() -> None:
+    """Ctrl-C: 130; SIGTERM: 143; the --deadline: 2, each with its one line."""
+    from dractl import deadline
+    from dractl.cli import streams
+
+    if streams.TERMINATED[0]:
+        streams.say("dractl: terminated")
+        sys.exit(143)
+    if deadline.expired():
+        streams.say(f"dractl: stopped: the run took longer than --deadline "
+                    f"{deadline.expired_after():g} seconds")
+        sys.exit(2)
+    streams.say("dractl: interrupted")
+    sys.exit(130)
 
 
 def _is_output_error(exc: OSError) -> bool:

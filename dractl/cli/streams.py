@@ -97,6 +97,7 @@ class signals_as_exceptions:
     """`with signals_as_exceptions():` SIGTERM raises Terminated in the main thread."""
 
     def __enter__(self):
+        TERMINATED[0] = False
         self._previous = None
         if threading.current_thread() is threading.main_thread():
             try:
@@ -113,7 +114,11 @@ class signals_as_exceptions:
                 pass
 
 
+TERMINATED = [False]  # set when SIGTERM arrived (the CLI library turns the exception into 130)
+
+
 def _on_sigterm(signum, frame):
+    TERMINATED[0] = True
     raise Terminated()
 
 

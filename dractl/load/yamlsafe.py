@@ -48,6 +48,9 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         self.deepest = 0          # nesting depth of the last document built
         self._built: dict = {}    # container node -> its value, for aliases (per document)
         self._plain_tags: dict[str, str] = {}
+        # Field names repeat in every object ("name", "deviceClassName", ...): one string each
+        # for the whole file, not one per occurrence (a fifth of a big document's memory).
+        self.keys: dict[str, str] = {}
         # The composer reports every step down and up the tree to the path resolvers, which
         # manifests never use: builtins that take the same arguments and do nothing.
         self.descend_resolver = slice   # (parent, index) -> ignored
@@ -106,7 +109,7 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         for key_node, value_node in node.value:
             key_tag = key_node.tag
             if key_tag == _STR and key_node.__class__ is _ScalarNode:
-                key = key_node.value
+                key = self.keys.setdefault(key_node.value, key_node.value)
             elif key_tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
                 del self.duplicates[reported:]  # the mapping is read again from the start
                 mapping = self.construct_object(node, deep=True)

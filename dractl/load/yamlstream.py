@@ -134,7 +134,7 @@ def _add(loader: ManifestLoader, parent, value, event) -> None:
         parent.append(value)
         return
     if parent.key is None:
-        parent.key = value if isinstance(value, str) else _json_key(
+        parent.key = loader.keys.setdefault(value, value) if isinstance(value, str) else _json_key(
             value if not isinstance(value, (dict, list)) else str(value))
         parent.key_mark = event.start_mark
         return
