@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import os  # noqa: F401 - tests patch outputs.os.fdopen (dractl/cli/goldenfile.py uses it)
 import sys
 from typing import TYPE_CHECKING, Callable
 
