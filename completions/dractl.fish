@@ -18,6 +18,7 @@ function __dractl_codes
         DRA0013 'a path is not a regular file or directory, or a symlink loop; skipped' \
         DRA0014 'an item of a List is not a mapping' \
         DRA0015 'a document of a kind rejected with --reject-kinds' \
+        DRA0016 'a JSON string holds a lone UTF-16 surrogate escape (read as U+FFFD, like the API server)' \
         DRA0101 'unknown field (strict decoding, as kubectl --validate=strict)' \
         DRA0102 'value has the wrong type for its field' \
         DRA0103 'required field missing' \
@@ -155,6 +156,7 @@ function __dractl_codes
         DRA1905 'device config without `opaque`, or with an invalid driver' \
         DRA1906 'opaque config parameters missing, over 10 KiB or not a JSON object' \
         DRA1907 'CEL selector reads an optional semver/quantity back from a comprehension variable: kube-scheduler fails with "unsupported conversion to ref.Val"' \
+        DRA1908 'metadata invalid: namespace, labels, annotations (key syntax, 256 KiB in all), generation, owner references or finalizers' \
         DRA1910 'field of a disabled feature gate: the API server drops it on create' \
         DRA1911 'kind or apiVersion needs a feature gate that is disabled for the target version' \
         DRA1920 'qualified name with more than one slash: accepted up to Kubernetes 1.37, rejected from 1.38' \
@@ -258,6 +260,8 @@ complete -c dractl -n '__fish_seen_subcommand_from validate' -l config -r -F -d 
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-config -d 'Ignore .dractl.yaml files.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l update -d 'With --golden: write FILE instead.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l golden-allow-outside -d 'Allow a --golden FILE outside the working directory\'s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l deadline -x -d 'Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-color -d 'Never colour the output (= --color never).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l color -x -a 'auto always never' -d 'Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.'
@@ -275,6 +279,8 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l timeout -x -d 'S
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-controller-simulation -d 'Do not create claims from templates (report \'ResourceClaim not created yet\').'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l update -d 'With --golden: write FILE instead.'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden-allow-outside -d 'Allow a --golden FILE outside the working directory\'s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l deadline -x -d 'Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l kube-version -x -a '1.34 1.35 1.36 1.37 1.38' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
@@ -318,6 +324,7 @@ complete -c dractl -n '__fish_seen_subcommand_from env' -l no-config -d 'Ignore 
 complete -c dractl -n '__fish_seen_subcommand_from env' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l no-color -d 'Never colour the output (= --color never).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l color -x -a 'auto always never' -d 'Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l deadline -x -d 'Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -F
 complete -c dractl -n '__fish_seen_subcommand_from gates' -l kube-version -x -d 'The release (1.34 to 1.37, or 1.38 as a preview; 1.37.2 and v1.37 mean 1.37).'

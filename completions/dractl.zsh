@@ -21,6 +21,7 @@ _dractl_codes() {
     'DRA0013:a path is not a regular file or directory, or a symlink loop; skipped'
     'DRA0014:an item of a List is not a mapping'
     'DRA0015:a document of a kind rejected with --reject-kinds'
+    'DRA0016:a JSON string holds a lone UTF-16 surrogate escape (read as U+FFFD, like the API server)'
     'DRA0101:unknown field (strict decoding, as kubectl --validate=strict)'
     'DRA0102:value has the wrong type for its field'
     'DRA0103:required field missing'
@@ -158,6 +159,7 @@ _dractl_codes() {
     'DRA1905:device config without `opaque`, or with an invalid driver'
     'DRA1906:opaque config parameters missing, over 10 KiB or not a JSON object'
     'DRA1907:CEL selector reads an optional semver/quantity back from a comprehension variable: kube-scheduler fails with "unsupported conversion to ref.Val"'
+    'DRA1908:metadata invalid: namespace, labels, annotations (key syntax, 256 KiB in all), generation, owner references or finalizers'
     'DRA1910:field of a disabled feature gate: the API server drops it on create'
     'DRA1911:kind or apiVersion needs a feature gate that is disabled for the target version'
     'DRA1920:qualified name with more than one slash: accepted up to Kubernetes 1.37, rejected from 1.38'
@@ -284,6 +286,8 @@ _dractl() {
             '--no-config[Ignore .dractl.yaml files.]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
+            '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
+            '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
             '--no-color[Never colour the output (= --color never).]' \
             '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
@@ -304,6 +308,8 @@ _dractl() {
             '--no-controller-simulation[Do not create claims from templates (report '\''ResourceClaim not created yet'\'').]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
+            '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
+            '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
@@ -350,6 +356,7 @@ _dractl() {
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
             '--no-color[Never colour the output (= --color never).]' \
             '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
+            '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests: files, directories (recursive) or - for stdin:_files' && ret=0
           ;;

@@ -24,6 +24,7 @@ Only the file's content decides anything: it is data, never code.
 from __future__ import annotations
 
 import os
+import stat
 import re
 from dataclasses import dataclass, field
 
@@ -107,9 +108,16 @@ def discover(explicit: str | None = None, disabled: bool = False) -> Config:
 def load_config(path: str) -> Config:
     shown = display_path(path)
     try:
-        if os.path.getsize(path) > _MAX_CONFIG_BYTES:
-            raise ConfigError(f"{shown}: config file is larger than 1 MiB")
-        with open(path, "rb") as fh:
+        # Never open a FIFO (it blocks until a writer comes) or a device (endless or hostile):
+        # like every other input, a config file must be a regular file. O_NONBLOCK makes the
+        # open itself return at once; fstat then looks at what was opened, not at a name.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise ConfigError(f"{shown}: not a regular file")
+            if st.st_size > _MAX_CONFIG_BYTES:
+                raise ConfigError(f"{shown}: config file is larger than 1 MiB")
             raw = fh.read(_MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"{shown}: {(exc.strerror or str(exc)).lower()}") from None

@@ -55,6 +55,8 @@ def allocate(
         help="Do not create claims from templates (report 'ResourceClaim not created yet')."),
     golden: Optional[str] = common.GOLDEN_OPTION,
     update: bool = common.UPDATE_OPTION,
+    golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
+    deadline: float = common.DEADLINE_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
@@ -96,12 +98,13 @@ def allocate(
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,
                           simulate_controllers=not no_controller_simulation)
-    result = dry_run(paths or [], s.check_options(progress=not quiet, apply_strict=True), dry,
-                     command=ALLOCATE)
-    check_explain(explain, result.plan)
-    outputs.emit(result, output.value, quiet=quiet, explain=explain, golden=golden,
-                 update=update, no_color=no_color, color=color, exit_zero=exit_zero,
-                 statistics=statistics)
+    with common.deadline_scope(deadline):
+        result = dry_run(paths or [], s.check_options(progress=not quiet, apply_strict=True), dry,
+                         command=ALLOCATE)
+        check_explain(explain, result.plan)
+        outputs.emit(result, output.value, quiet=quiet, explain=explain, golden=golden,
+                     update=update, no_color=no_color, color=color, exit_zero=exit_zero,
+                     statistics=statistics, golden_allow_outside=golden_allow_outside)
 
 
 def check_explain(explain: str | None, plan) -> None:

@@ -167,9 +167,26 @@ def tune_gc() -> None:
 
 def main() -> None:
     """Console entry point: no Python traceback ever reaches a user (unless --debug)."""
+    from dractl.cli import streams
+
     debug = "--debug" in sys.argv[1:] or os.environ.get("DRACTL_DEBUG") == "1"
+    closed = streams.closed_stream()
+    if closed:
+        streams.say(f"dractl: standard {closed[3:]}put is closed")
+        sys.exit(2)
     _safe_streams()
     tune_gc()
+    streams.sanitize_stderr()
+    try:
+        with streams.signals_as_exceptions():
+            _run_app(debug)
+    finally:
+        streams.restore_stderr()
+
+
+def _run_app(debug: bool) -> None:
+    from dractl.cli import streams
+
     try:
         # Standalone mode: the CLI library reports usage errors itself (exit status 2) and turns
         # typer.Exit into SystemExit with our status.
@@ -183,19 +200,48 @@ def main() -> None:
         typer.echo(f"dractl: {exc}", err=True)
         sys.exit(2)
     except SystemExit as exc:
+        if exc.code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM, the deadline) into it
+            _interrupted()
         _flush_quietly()
         raise exc
-    except BrokenPipeError:
-        _silence_broken_pipe()
     except KeyboardInterrupt:
-        typer.echo("dractl: interrupted", err=True)
-        sys.exit(130)
+        _interrupted()
+    except OSError as exc:
+        if streams.is_broken_pipe(exc):
+            _silence_broken_pipe()
+        if debug:
+            raise
+        streams.say(streams.write_error_message(exc) if _is_output_error(exc) else
+                    f"dractl: {(exc.strerror or str(exc)).lower()}")
+        sys.exit(2)
     except Exception as exc:  # noqa: BLE001 - last line of defence
         if debug:
             raise
         typer.echo(f"dractl: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for details, and please report it)", err=True)
         sys.exit(2)
+
+
+def _interrupted() -> None:
+    """Ctrl-C: 130; SIGTERM: 143; the --deadline: 2, each with its one line."""
+    from dractl import deadline
+    from dractl.cli import streams
+
+    if streams.TERMINATED[0]:
+        streams.say("dractl: terminated")
+        sys.exit(143)
+    if deadline.expired():
+        streams.say(f"dractl: stopped: the run took longer than --deadline "
+                    f"{deadline.expired_after():g} seconds")
+        sys.exit(2)
+    streams.say("dractl: interrupted")
+    sys.exit(130)
+
+
+def _is_output_error(exc: OSError) -> bool:
+    import errno
+
+    return exc.errno in (errno.ENOSPC, errno.EIO, errno.EBADF, errno.EFBIG, errno.EDQUOT)
 
 
 def _safe_streams() -> None:
@@ -213,6 +259,12 @@ def _flush_quietly() -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_broken_pipe()
+    except (OSError, ValueError) as exc:  # /dev/full, a closed descriptor
+        from dractl.cli import streams
+
+        if isinstance(exc, OSError):
+            streams.say(streams.write_error_message(exc))
+        raise SystemExit(2) from None
 
 
 def _silence_broken_pipe() -> None:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Callable
 
 import typer
 
+from dractl import deadline as deadline_defaults
+
 from dractl.api.versions import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, FeatureGates, GateError, \
     parse_feature_gates
 from dractl.pipeline.errors import UsageError
@@ -229,10 +231,23 @@ def make_console(no_color: bool, stderr: bool = False, color: str = "auto") -> C
     mode = color_mode(no_color, color)
     stream = sys.stderr if stderr else sys.stdout
     # Piped output (CI logs, files, golden tests) is never wrapped or cut at 80 columns.
-    width = None if _is_terminal(stream) else 10_000
+    width = terminal_width(stream) if _is_terminal(stream) else 10_000
     force = {"always": True, "never": False}.get(mode)
     return Console(file=stream, no_color=mode == "never", highlight=False, markup=False,
                    emoji=False, soft_wrap=True, width=width, force_terminal=force)
+
+
+def terminal_width(stream) -> int:
+    """COLUMNS when it is a sensible number, else the terminal's own width, else 80. rich would
+    take COLUMNS=0 at its word and print an empty report."""
+    text = os.environ.get("COLUMNS", "").strip()
+    if text.isdigit() and 0 < int(text) <= 10_000:
+        return int(text)
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        columns = 0
+    return columns if 0 < columns <= 10_000 else 80
 
 
 def _is_terminal(stream) -> bool:
@@ -312,3 +327,21 @@ GOLDEN_OPTION = typer.Option(None, "--golden", metavar="FILE",
                              help="Compare the output with FILE: print a unified diff and exit 1 "
                                   "when they differ, 0 when they match.")
 UPDATE_OPTION = typer.Option(False, "--update", help="With --golden: write FILE instead.")
+GOLDEN_ALLOW_OUTSIDE_OPTION = typer.Option(
+    False, "--golden-allow-outside",
+    help="Allow a --golden FILE outside the working directory's tree (refused by default, as is "
+         "a FILE that is a symlink: a golden file from a pull request must not make dractl "
+         "print /proc/self/environ or any other file of the machine).")
+DEADLINE_OPTION = typer.Option(
+    deadline_defaults.DEFAULT_SECONDS, "--deadline", metavar="SECONDS",
+    help="Stop the whole run after this many seconds (exit status 2); --timeout bounds each "
+         "pod on each node, this bounds everything.")
+
+
+def deadline_scope(seconds: float):
+    """The whole-run deadline (dractl.deadline) for one command."""
+    from dractl.deadline import Deadline
+
+    if not seconds > 0:
+        raise UsageError("--deadline must be positive")
+    return Deadline(seconds)

@@ -12,7 +12,8 @@ def entry() -> None:
 
     A cluster-sized run leaves millions of small objects; freeing them one by one at interpreter
     shutdown took 0.6 s of a 3 s run, for nothing. Streams are flushed first, so no output is
-    lost. Tests call dractl.cli.app.main() instead, which returns normally.
+    lost; a flush that fails (a full disk, `> /dev/full`) is exit status 2 with one line on
+    stderr. Tests call dractl.cli.app.main() instead, which returns normally.
     """
     if sys.argv[1:] == ["--version"] or sys.argv[1:] == ["version"]:
         from dractl import __version__
@@ -29,25 +30,60 @@ def entry() -> None:
         except SystemExit as exc:
             status = exc.code
             if status is not None and not isinstance(status, int):
-                print(status, file=sys.stderr)  # SystemExit("text") prints, exits 1, as Python
+                _say(str(status))  # SystemExit("text") prints, exits 1, as Python does
                 status = 1
         except KeyboardInterrupt:  # Ctrl-C while the CLI library is still loading
-            print("dractl: interrupted", file=sys.stderr)
+            _say("dractl: interrupted")
             status = 130
-    for stream in (sys.stdout, sys.stderr):
+    status = _flush_all(status or 0)
+    os._exit(status)
+
+
+def _flush_all(status: int) -> int:
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            continue
         try:
             stream.flush()
-        except (OSError, ValueError):  # BrokenPipeError included: the reader went away
+        except BrokenPipeError:  # the reader went away: quiet
             pass
-    os._exit(status or 0)
+        except (OSError, ValueError) as exc:
+            if name == "stdout":
+                reason = os.strerror(exc.errno).lower() if getattr(exc, "errno", None) else str(exc)
+                _say(f"dractl: cannot write to standard output: {reason}")
+            status = 2
+    return status
+
+
+def _say(line: str) -> None:
+    """One line on stderr if that works, else nowhere (never a traceback)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _write(text: str) -> int:
+    if sys.stdout is None or sys.stderr is None:  # `dractl --version >&-`
+        line = f"dractl: standard {'output' if sys.stdout is None else 'error'} is closed\n"
+        try:
+            (sys.stderr or sys.stdout).write(line)
+            (sys.stderr or sys.stdout).flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 2
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
         return 0
     except BrokenPipeError:
         return 0
-    except (OSError, ValueError):
+    except (OSError, ValueError) as exc:
+        reason = os.strerror(exc.errno).lower() if getattr(exc, "errno", None) else str(exc)
+        _say(f"dractl: cannot write to standard output: {reason}")
         return 2

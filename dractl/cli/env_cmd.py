@@ -48,6 +48,7 @@ def env(
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
     color: common.ColorMode = common.COLOR_OPTION,
+    deadline: float = common.DEADLINE_OPTION,
     debug: bool = common.DEBUG_OPTION,
 ) -> None:
     """Resolve device attributes into container env after a dry run (dractl's extension
@@ -69,7 +70,8 @@ def env(
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=NodeOrder.first, timeout=timeout,
                           lenient_env=lenient)
-    result = dry_run(paths or [], s.check_options(progress=not quiet), dry,
-                     command=METADATA if metadata else ENV)
-    outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
-                 no_color=no_color, color=color, exit_zero=exit_zero)
+    with common.deadline_scope(deadline):
+        result = dry_run(paths or [], s.check_options(progress=not quiet), dry,
+                         command=METADATA if metadata else ENV)
+        outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
+                     no_color=no_color, color=color, exit_zero=exit_zero)

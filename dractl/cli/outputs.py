@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import difflib
 import io
-import os
-import stat
+import os  # noqa: F401 - tests patch outputs.os.fdopen (dractl/cli/goldenfile.py uses it)
 import sys
-import tempfile
 from typing import TYPE_CHECKING, Callable
 
 import typer
@@ -23,9 +21,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from dractl.pipeline.result import Result
-
-_MAX_GOLDEN_BYTES = 256 * 1024 * 1024
-
 
 def stable_text(render: Callable[[Console], None], plain: bool = False) -> str:
     """Text output as files and golden tests need it: no colour, no terminal-dependent width or
@@ -53,51 +48,20 @@ def write(text: str) -> None:
 
 # -- golden files ------------------------------------------------------------------------------
 
-def golden(path: str, text: str, update: bool) -> bool:
-    """Compare `text` with FILE (print a unified diff; False when they differ) or rewrite FILE."""
-    if update:
-        directory = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            raise common.UsageError(f"--golden {path}: directory {directory} does not exist")
-        # Atomic: a crash or Ctrl-C never leaves a half-written golden file.
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".dractl-golden-", dir=directory)
-        except OSError as exc:
-            raise common.UsageError(f"--golden {path}: {(exc.strerror or str(exc)).lower()}") from None
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            try:
-                os.chmod(tmp, 0o644 & ~_umask())
-            except OSError:
-                pass
-            os.replace(tmp, path)
-        except BaseException as exc:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            if isinstance(exc, OSError):
-                raise common.UsageError(f"--golden {path}: {(exc.strerror or str(exc)).lower()}") from None
-            raise
-        typer.echo(f"dractl: wrote {path}", err=True)
-        return True
+def golden(path: str, text: str, update: bool, allow_outside: bool = False) -> bool:
+    """Compare `text` with FILE (print a unified diff; False when they differ) or rewrite FILE.
+    FILE is refused when it is a symlink, outside the working directory's tree (unless
+    allow_outside) or not a regular file (dractl/cli/goldenfile.py says why)."""
+    from dractl.cli import goldenfile
+
     try:
-        # Golden files come from repositories, possibly a stranger's pull request: never open a
-        # FIFO (it would block) or read /dev/zero (endless); bound the size.
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise common.UsageError(f"--golden {path}: not a regular file")
-        if st.st_size > _MAX_GOLDEN_BYTES:
-            raise common.UsageError(f"--golden {path}: larger than {_MAX_GOLDEN_BYTES} bytes")
-        with open(path, encoding="utf-8", newline="") as fh:
-            expected = fh.read(_MAX_GOLDEN_BYTES + 1)
-    except FileNotFoundError:
-        raise common.UsageError(f"--golden {path}: no such file (create it with --update)") from None
-    except UnicodeDecodeError:
-        raise common.UsageError(f"--golden {path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise common.UsageError(f"--golden {path}: {(exc.strerror or str(exc)).lower()}") from None
+        if update:
+            goldenfile.write(path, text, allow_outside)
+            typer.echo(f"dractl: wrote {path}", err=True)
+            return True
+        expected = goldenfile.read(path, allow_outside)
+    except goldenfile.GoldenError as exc:
+        raise common.UsageError(str(exc)) from None
     # A checkout with CRLF line endings (git autocrlf) still matches.
     expected = expected.replace("\r\n", "\n")
     if expected == text:
@@ -112,15 +76,10 @@ def golden(path: str, text: str, update: bool) -> bool:
     return False
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | None = None,
          golden: str | None = None, update: bool = False, no_color: bool = False,
-         color: str = "auto", exit_zero: bool = False, statistics: bool = False) -> None:
+         color: str = "auto", exit_zero: bool = False, statistics: bool = False,
+         golden_allow_outside: bool = False) -> None:
     """Render `result` in format `output`, emit it and exit with the contract's status."""
     from dractl.report.registry import View, render
 
@@ -146,7 +105,8 @@ def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | N
                    "*.yaml, *.yml or *.json)", err=True)
     finish(text, draw, golden=golden, update=update, no_color=mode == "never",
            usage_errors=result.usage_errors, usage_failed=result.usage_failed,
-           failed=result.failed() and not exit_zero, color=mode)
+           failed=result.failed() and not exit_zero, color=mode,
+           golden_allow_outside=golden_allow_outside)
 
 
 def _step_summary(result: "Result") -> None:
@@ -165,12 +125,13 @@ def _step_summary(result: "Result") -> None:
 
 def finish(text: str | None, render_text: Callable, *, golden: str | None, update: bool,
            no_color: bool, usage_errors: list[str], usage_failed: bool, failed: bool,
-           color: str = "auto") -> None:
+           color: str = "auto",
+           golden_allow_outside: bool = False) -> None:
     """Emit the output (or compare it with a golden file) and exit with the contract's status:
     2 usage/I/O error, then with --golden the comparison's result, else 1 when `failed`."""
     matched = True
     if golden:
-        matched = golden_compare(golden, text, update)
+        matched = golden_compare(golden, text, update, allow_outside=golden_allow_outside)
     elif text is not None:
         write(text)
     else:

@@ -33,6 +33,8 @@ def validate(
     no_config: bool = common.NO_CONFIG_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
     update: bool = common.UPDATE_OPTION,
+    golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
+    deadline: float = common.DEADLINE_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
     color: common.ColorMode = common.COLOR_OPTION,
@@ -53,6 +55,8 @@ def validate(
                         force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
                         select=select, skip_kinds=skip_kinds,
                         reject_kinds=reject_kinds)
-    result = check(paths, s.check_options(progress=not quiet, apply_strict=True))
-    outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
-                 no_color=no_color, color=color, exit_zero=exit_zero, statistics=statistics)
+    with common.deadline_scope(deadline):
+        result = check(paths, s.check_options(progress=not quiet, apply_strict=True))
+        outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
+                     no_color=no_color, color=color, exit_zero=exit_zero, statistics=statistics,
+                     golden_allow_outside=golden_allow_outside)

@@ -57,6 +57,13 @@ class Document:
         found = self.positions.locate(self.index, self.prefix + tuple(path))
         return found if found else (self.line, self.column)
 
+    def locate_many(self, paths: list[tuple]) -> list[tuple[int, int]]:
+        """locate() for several paths at once (one pass over a big document)."""
+        if self.positions is None:
+            return [(self.line, self.column)] * len(paths)
+        found = self.positions.locate_many(self.index, [self.prefix + tuple(p) for p in paths])
+        return [f if f else (self.line, self.column) for f in found]
+
     def describe(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
         return f"{self.kind} {ns}{self.name}".strip()

@@ -11,9 +11,13 @@ from dataclasses import dataclass, field
 import yaml
 
 from dractl.load.document import Document
+from dractl.load.jsontext import NonFiniteNumber, escaped, non_finite_position, \
+    refuse_constant, replace_lone_surrogates
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.positions import PositionIndex
 from dractl.load.yamlsafe import ManifestLoader
+from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_document, \
+    skip_document
 from dractl.findings import ERROR, WARNING, Finding, register
 
 C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
@@ -34,6 +38,8 @@ C_IO = register("DRA0012", ERROR, "a path cannot be read", "loader")
 C_SKIPPED = register("DRA0013", WARNING, "a path is not a regular file or directory, or a symlink "
                      "loop; skipped", "loader")
 C_LIST_ITEM = register("DRA0014", ERROR, "an item of a List is not a mapping", "loader")
+C_SURROGATE = register("DRA0016", WARNING, "a JSON string holds a lone UTF-16 surrogate escape "
+                       "(read as U+FFFD, like the API server)", "loader")
 
 _DOC_START = re.compile(r"^---(?:[ \t].*)?$", re.M)
 
@@ -235,7 +241,15 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
     recursion_limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(min(recursion_limit, _JSON_RECURSION_LIMIT))
-        value = json.loads(text, object_pairs_hook=pairs)
+        value = json.loads(text, object_pairs_hook=pairs, parse_constant=refuse_constant)
+    except NonFiniteNumber:
+        if out.name.endswith(".json"):
+            line, column, token = non_finite_position(text)
+            out.findings.append(Finding(ERROR, C_SYNTAX, f"invalid JSON: {token} is not a JSON "
+                                        "number", file=out.name, line=line, column=column))
+            out.raw_documents += 1
+            return True
+        return False
     except RecursionError:
         out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to parse", file=out.name,
                                     line=1, column=1))
@@ -258,6 +272,13 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
     finally:
         sys.setrecursionlimit(recursion_limit)
     positions = PositionIndex(text)
+    value, lone = replace_lone_surrogates(value, text)
+    for where in lone:
+        out.findings.append(Finding(
+            WARNING, C_SURROGATE, f"Invalid value: {escaped(where.value)}: holds a lone UTF-16 "
+            "surrogate, which is not a Unicode character; the API server's JSON decoder reads it "
+            "as U+FFFD (\\ufffd), and so does dractl", where.path, out.name, where.line,
+            where.column))
     for key in duplicates:
         out.findings.append(Finding(ERROR, C_DUPLICATE, f'duplicate field "{key}"', file=out.name,
                                     line=1, column=1))
@@ -342,6 +363,13 @@ def _char_at(text: str, line: int, column: int) -> str:
 def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource,
                         limits: Limits) -> int | None:
     """Parse one segment; returns the absolute 0-based line of a syntax error, or None."""
+    if len(segment) > STREAM_FROM_BYTES:
+        mark = (len(out.documents), len(out.findings), out.raw_documents)
+        try:
+            return _parse_yaml_events(segment, offset, out, limits)
+        except NeedsComposition:  # merge keys: read the segment again, composed
+            del out.documents[mark[0]:], out.findings[mark[1]:]
+            out.raw_documents = mark[2]
     positions = PositionIndex(segment, offset)
     loader = ManifestLoader(segment)
     index = 0
@@ -351,62 +379,116 @@ def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource,
                 if not loader.check_node():
                     return None
                 node = loader.get_node()
-            except yaml.MarkedYAMLError as exc:
-                mark = exc.problem_mark or exc.context_mark
-                line = (mark.line if mark else 0) + offset
-                column = (mark.column + 1) if mark else 1
-                problem = exc.problem or "syntax error"
-                if mark is not None and _char_at(segment, mark.line, mark.column) == "\t":
-                    problem += ": a tab (YAML indents with spaces only)"
-                context = f" ({exc.context})" if exc.context else ""
-                # libyaml's own depth guard is a nesting finding, not a syntax error.
-                code = C_DEPTH if "nesting depth" in problem else C_SYNTAX
-                out.findings.append(Finding(ERROR, code, f"{problem}{context}", file=out.name,
-                                            line=line + 1, column=column))
-                out.raw_documents += 1
-                return line
             except yaml.YAMLError as exc:
-                out.findings.append(Finding(ERROR, C_SYNTAX, str(exc).splitlines()[0],
-                                            file=out.name, line=offset + 1, column=1))
-                return offset
+                return _syntax_error(exc, offset, out, segment)
             positions.doc_lines.append(node.start_mark.line)
             line = node.start_mark.line + 1 + offset
             column = node.start_mark.column + 1
             before = len(loader.duplicates)
-            loader.alias_uses = 0
             try:
                 value = loader.construct_document(node)
-            except RecursionError:
-                out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to read",
-                                            file=out.name, line=line, column=column))
-                out.raw_documents += 1
+            except (RecursionError, yaml.YAMLError) as exc:
+                _construct_error(exc, line, column, offset, out)
                 index += 1
                 continue
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                out.findings.append(Finding(
-                    ERROR, C_SYNTAX, getattr(exc, "problem", None) or str(exc).splitlines()[0],
-                    file=out.name, line=(mark.line + 1 + offset) if mark else line,
-                    column=(mark.column + 1) if mark else column))
-                out.raw_documents += 1
-                index += 1
-                continue
-            for dup in loader.duplicates[before:]:
-                out.findings.append(Finding(
-                    ERROR, C_DUPLICATE, f'duplicate field "{dup.key}" (first set on line '
-                    f'{dup.first_line + offset})', file=out.name, line=dup.line + offset,
-                    column=dup.column))
-            # The builder measured the depth; the walk over the value is needed only when an
-            # alias made parts of it shared (expanded size, depth through the alias).
-            if loader.deepest > limits.max_depth and not loader.alias_uses:
-                out.findings.append(Finding(
-                    ERROR, C_DEPTH, f"nesting is deeper than the limit of {limits.max_depth} "
-                    "levels", file=out.name, line=line, column=column))
-                out.raw_documents += 1
-                index += 1
-                continue
-            _add_document(out, value, positions, index, line, column, limits,
-                          check_shape=loader.alias_uses > 0)
+            _finish_document(out, loader, before, value, positions, index, line, column, offset,
+                             limits)
             index += 1
     finally:
         loader.dispose()
+
+
+def _parse_yaml_events(segment: str, offset: int, out: ParsedSource,
+                       limits: Limits) -> int | None:
+    """_parse_yaml_segment for big segments: documents built from the event stream (no node
+    tree in memory, see yamlstream.py); the same documents, findings and errors."""
+    positions = PositionIndex(segment, offset)
+    loader = ManifestLoader(segment)
+    index = 0
+    try:
+        while True:
+            before = len(loader.duplicates)
+            try:
+                loader.peek_event()
+                if loader.check_event(yaml.StreamStartEvent):
+                    loader.get_event()
+                if loader.check_event(yaml.StreamEndEvent):
+                    return None
+                start = loader.peek_event().start_mark
+                found = next_document(loader)
+            except (yaml.scanner.ScannerError, yaml.parser.ParserError, yaml.reader.ReaderError,
+                    yaml.composer.ComposerError) as exc:
+                return _syntax_error(exc, offset, out, segment)
+            except (RecursionError, yaml.YAMLError) as exc:
+                _construct_error(exc, start.line + 1 + offset, start.column + 1, offset, out)
+                positions.doc_lines.append(start.line)
+                index += 1
+                try:
+                    skip_document(loader)
+                except yaml.YAMLError as exc2:
+                    return _syntax_error(exc2, offset, out, segment)
+                continue
+            if found is None:
+                return None
+            value, mark = found
+            positions.doc_lines.append(mark.line)
+            _finish_document(out, loader, before, value, positions, index, mark.line + 1 + offset,
+                             mark.column + 1, offset, limits)
+            index += 1
+    finally:
+        loader.dispose()
+
+
+def _syntax_error(exc: yaml.YAMLError, offset: int, out: ParsedSource, segment: str = "") -> int:
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        out.findings.append(Finding(ERROR, C_SYNTAX, str(exc).splitlines()[0], file=out.name,
+                                    line=offset + 1, column=1))
+        return offset
+    mark = exc.problem_mark or exc.context_mark
+    line = (mark.line if mark else 0) + offset
+    column = (mark.column + 1) if mark else 1
+    problem = exc.problem or "syntax error"
+    if mark is not None and _char_at(segment, mark.line, mark.column) == "\t":
+        problem += ": a tab (YAML indents with spaces only)"
+    context = f" ({exc.context})" if exc.context else ""
+    # libyaml's own depth guard is a nesting finding, not a syntax error.
+    code = C_DEPTH if "nesting depth" in problem else C_SYNTAX
+    out.findings.append(Finding(ERROR, code, f"{problem}{context}", file=out.name,
+                                line=line + 1, column=column))
+    out.raw_documents += 1
+    return line
+
+
+def _construct_error(exc: BaseException, line: int, column: int, offset: int,
+                     out: ParsedSource) -> None:
+    """A document that parses but cannot be built (a tag with an impossible value, ...)."""
+    out.raw_documents += 1
+    if isinstance(exc, RecursionError):
+        out.findings.append(Finding(ERROR, C_DEPTH, "nesting is too deep to read",
+                                    file=out.name, line=line, column=column))
+        return
+    mark = getattr(exc, "problem_mark", None)
+    out.findings.append(Finding(
+        ERROR, C_SYNTAX, getattr(exc, "problem", None) or str(exc).splitlines()[0],
+        file=out.name, line=(mark.line + 1 + offset) if mark else line,
+        column=(mark.column + 1) if mark else column))
+
+
+def _finish_document(out: ParsedSource, loader: ManifestLoader, before: int, value,
+                     positions: PositionIndex, index: int, line: int, column: int, offset: int,
+                     limits: Limits) -> None:
+    for dup in loader.duplicates[before:]:
+        out.findings.append(Finding(
+            ERROR, C_DUPLICATE, f'duplicate field "{dup.key}" (first set on line '
+            f'{dup.first_line + offset})', file=out.name, line=dup.line + offset,
+            column=dup.column))
+    # The builder measured the depth; the walk over the value is needed only when an alias
+    # made parts of it shared (expanded size, depth through the alias).
+    if loader.deepest > limits.max_depth and not loader.alias_uses:
+        out.findings.append(Finding(
+            ERROR, C_DEPTH, f"nesting is deeper than the limit of {limits.max_depth} "
+            "levels", file=out.name, line=line, column=column))
+        out.raw_documents += 1
+        return
+    _add_document(out, value, positions, index, line, column, limits,
+                  check_shape=loader.alias_uses > 0)

@@ -38,7 +38,10 @@ def iter_sources(paths: list[str], limits: Limits = DEFAULT_LIMITS,
     seen_files: set[str] = set()
     for arg in paths:
         if arg == "-":
-            stream = stdin if stdin is not None else sys.stdin.buffer
+            stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", sys.stdin)
+            if stream is None:  # `dractl validate - <&-`
+                yield LoadProblem("<stdin>", "DRA0012", "standard input is closed", usage=True)
+                continue
             yield _read_stream("<stdin>", stream, limits)
             continue
         try:

@@ -48,6 +48,9 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         self.deepest = 0          # nesting depth of the last document built
         self._built: dict = {}    # container node -> its value, for aliases (per document)
         self._plain_tags: dict[str, str] = {}
+        # Field names repeat in every object ("name", "deviceClassName", ...): one string each
+        # for the whole file, not one per occurrence (a fifth of a big document's memory).
+        self.keys: dict[str, str] = {}
         # The composer reports every step down and up the tree to the path resolvers, which
         # manifests never use: builtins that take the same arguments and do nothing.
         self.descend_resolver = slice   # (parent, index) -> ignored
@@ -106,7 +109,7 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         for key_node, value_node in node.value:
             key_tag = key_node.tag
             if key_tag == _STR and key_node.__class__ is _ScalarNode:
-                key = key_node.value
+                key = self.keys.setdefault(key_node.value, key_node.value)
             elif key_tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
                 del self.duplicates[reported:]  # the mapping is read again from the start
                 mapping = self.construct_object(node, deep=True)
@@ -175,6 +178,48 @@ def _construct_str(loader, node):
     return loader.construct_scalar(node)
 
 
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+
+
+def _short(tag: str) -> str:
+    return "!!" + tag.rpartition(":")[2]
+
+
+def _checked_scalar(loader, node):
+    """A scalar with an explicit !!int/!!float/!!bool/!!null tag, decoded like go-yaml does:
+    the text must resolve to that type by itself (`!!float 'x'`, `!!bool ''`, `!!int ''` are
+    "cannot decode !!str `x` as a !!float"), except that an integer may be tagged !!float."""
+    text = loader.construct_scalar(node)
+    explicit = node.tag
+    implicit = loader._plain_tags.get(text)  # plain scalars: resolved (and cached) already
+    if implicit is None:
+        implicit = loader._plain_tags[text] = _BaseLoader.resolve(loader, _ScalarNode, text,
+                                                                  (True, False))
+    if implicit != explicit and not (explicit == _FLOAT and implicit == _INT):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"cannot decode {_short(implicit)} `{text[:80]}` as a {_short(explicit)}",
+            node.start_mark)
+    if explicit == _INT:
+        return _construct_int(loader, node)
+    if explicit == _FLOAT:
+        value = float(_construct_int(loader, node)) if implicit == _INT \
+            else yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+        if value != value or value in (float("inf"), float("-inf")):
+            # YAML has .nan and .inf, JSON has neither: kubectl's YAML-to-JSON step fails
+            # ("json: unsupported value: NaN"), so the document never reaches the API server.
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{text} cannot be represented in JSON (json: unsupported value: "
+                f"{'NaN' if value != value else '+Inf' if value > 0 else '-Inf'})",
+                node.start_mark)
+        return value
+    if explicit == _BOOL:
+        return yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
+    return None
+
+
 def _construct_int(loader, node):
     try:
         return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
@@ -184,10 +229,33 @@ def _construct_int(loader, node):
             node.start_mark) from None
 
 
+def _construct_as_mapping(loader, node):
+    """`!!set {a, b}`: go-yaml decodes it as the mapping it is (keys with null values)."""
+    if not isinstance(node, yaml.MappingNode):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"expected a mapping node, but found {node.id}", node.start_mark)
+    return loader.construct_mapping(node, deep=True)
+
+
+def _construct_as_sequence(loader, node):
+    """`!!omap` / `!!pairs`: go-yaml decodes them as the plain sequence they are written as
+    (PyYAML would build tuples, which no JSON document holds)."""
+    if not isinstance(node, yaml.SequenceNode):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"expected a sequence node, but found {node.id}", node.start_mark)
+    return [loader.construct_object(child, deep=True) for child in node.value]
+
+
 # Timestamps stay strings (as in Kubernetes' YAML->JSON conversion).
-ManifestLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+ManifestLoader.add_constructor(_INT, _checked_scalar)
+ManifestLoader.add_constructor(_FLOAT, _checked_scalar)
+ManifestLoader.add_constructor(_BOOL, _checked_scalar)
+ManifestLoader.add_constructor(_NULL, _checked_scalar)
 ManifestLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_str)
 ManifestLoader.add_constructor("tag:yaml.org,2002:binary", _construct_str)
+ManifestLoader.add_constructor("tag:yaml.org,2002:set", _construct_as_mapping)
+ManifestLoader.add_constructor("tag:yaml.org,2002:omap", _construct_as_sequence)
+ManifestLoader.add_constructor("tag:yaml.org,2002:pairs", _construct_as_sequence)
 
 
 class NodeLoader(_BaseLoader):  # type: ignore[misc, valid-type]

@@ -169,7 +169,7 @@ def _in_processes(chunks, limits: Limits, gates: FeatureGates, ignore_for, bar: 
         return _merge(results, gates, ignore_for, lambda pairs: _locate_in_pool(pairs, pool, jobs))
     except BaseException:
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _end_workers(pool)
             pool = None
         raise
     finally:
@@ -227,6 +227,44 @@ def _worker_init() -> None:
 
     # Ctrl-C is handled once, by the parent; workers must not print tracebacks of their own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker when the parent dies, however it dies (SIGKILL
+    included), so no worker is ever left behind holding the parent's stdout and stderr."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, 9)
+        if os.getppid() == 1:  # the parent died before the call: do not outlive it
+            os._exit(1)
+    except (OSError, AttributeError, ImportError):
+        pass  # not Linux: the parent's own cleanup (_end_workers) still applies
+
+
+def _end_workers(pool) -> None:
+    """Stop a pool now (Ctrl-C, SIGTERM, the deadline, an error): cancel what has not started
+    and kill the workers, which may be in the middle of a chunk or blocked writing a result to
+    a pipe nobody reads any more. Waits for them, so no process outlives the run."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+    except Exception:  # noqa: BLE001 - best effort on the way out
+        pass
+    for process in processes:
+        try:
+            process.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for process in processes:
+        try:
+            process.join(timeout=2)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
 
 
 def _check_chunk_in_worker(items, limits, gates, ignore, kinds=None) -> _ChunkResult:
@@ -279,7 +317,17 @@ def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None) -> 
 
 
 def _locate_here(pairs: list[tuple[Document, tuple]]) -> list[tuple[int, int]]:
-    return [doc.locate(path) for doc, path in pairs]
+    # Per document, all paths at once: a big document is then read once, from its events,
+    # instead of being composed into nodes (dractl.load.positions.locate_many).
+    by_doc: dict[int, list[int]] = {}
+    for i, (doc, _) in enumerate(pairs):
+        by_doc.setdefault(id(doc), []).append(i)
+    out: list = [None] * len(pairs)
+    for indexes in by_doc.values():
+        doc = pairs[indexes[0]][0]
+        for i, place in zip(indexes, doc.locate_many([pairs[i][1] for i in indexes])):
+            out[i] = place
+    return out
 
 
 def _locate_in_worker(pairs: list[tuple[Document, tuple]]) -> list[tuple[int, int]]:
@@ -390,7 +438,9 @@ class _Progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
             TimeElapsedColumn
 
-        console = Console(file=sys.stderr, highlight=False, markup=False, emoji=False)
+        # The bar's own terminal escapes go to the real stderr, not through the CLI's sanitiser.
+        stream = getattr(sys.stderr, "raw_stream", sys.stderr)
+        console = Console(file=stream, highlight=False, markup=False, emoji=False)
         self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(),
                              TextColumn(self.unit), TimeElapsedColumn(), console=console,
                              transient=True)

@@ -24,7 +24,6 @@ C_NOT_SERVED = register("DRA0105", ERROR,
 NON_BLOCKING = frozenset({"DRA2010", "DRA2011", "DRA2012", "DRA2013"})
 
 
-
 def makes_unusable(finding: Finding) -> bool:
     """Whether a finding keeps its document out of the dry run. The one place this is decided:
     the per-document checks here and the cross-document step of dractl.pipeline both ask it."""
@@ -120,10 +119,18 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
                                  "or convert the manifest", ("apiVersion",)))
             _emit(out, doc, found, ignored)
             continue
-        found.extend(_guarded("schema", doc, lambda: schemas.validate(doc.data)))
-        found.extend(_guarded("rules", doc, lambda: check_document(model_of(doc), ctx)))
-        out.documents.append(doc)
-        _emit(out, doc, found, ignored)
+        checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])
+        if len(checked) != 1 or not isinstance(checked[0], tuple):
+            # The schema check itself failed: nothing is known about the document's types, so
+            # no later stage may read it (it is reported, counted invalid, and goes no further).
+            _emit(out, doc, checked, ignored, force_invalid=True)
+            continue
+        schema_findings, drops = checked[0]
+        view = _view(doc, drops)
+        found.extend(schema_findings)
+        found.extend(_guarded("rules", view, lambda: check_document(model_of(view), ctx)))
+        out.documents.append(view)
+        _emit(out, view, found, ignored, identity=doc)
 
     if refs:
         by_doc: dict[int, list[Finding]] = {}
@@ -175,7 +182,52 @@ def cross_document_findings(documents: list[Document], gates: FeatureGates) -> l
             pairs.append((0, Finding(ERROR, "DRA0011", "a document nests too deeply to check")))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
             pairs.append((0, _internal(stage, exc)))
-    return pairs
+    return collapse_pairs(pairs)
+
+
+# dractl's own bound on the finding stream: one object can repeat a finding a million times (a
+# claim with 1,000,000 requests naming a missing class). Each (object, code) keeps its first
+# REPEATS_SHOWN findings, then one more that counts the rest, so memory, positions and every
+# report stay proportional to what a person can read.
+REPEATS_SHOWN = 100
+
+
+def collapse(found: list[Finding]) -> list[Finding]:
+    """`found` (one object's findings, in order) with each code cut after REPEATS_SHOWN."""
+    if len(found) <= REPEATS_SHOWN:
+        return found
+    counts: dict[str, int] = {}
+    for f in found:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    if max(counts.values()) <= REPEATS_SHOWN:
+        return found
+    kept: list[Finding] = []
+    seen: dict[str, int] = {}
+    for f in found:
+        n = seen[f.code] = seen.get(f.code, 0) + 1
+        if n <= REPEATS_SHOWN:
+            kept.append(f)
+        elif n == REPEATS_SHOWN + 1:
+            more = counts[f.code] - REPEATS_SHOWN
+            kept.append(Finding(f.severity, f.code, f"... and {more} more {f.code} finding(s) "
+                                f"like the ones above on this object (dractl shows the first "
+                                f"{REPEATS_SHOWN} of each code)", f.path))
+    return kept
+
+
+def collapse_pairs(pairs: list[tuple[int, Finding]]) -> list[tuple[int, Finding]]:
+    """collapse() per document over (document index, finding) pairs, order kept."""
+    if len(pairs) <= REPEATS_SHOWN:
+        return pairs
+    by_doc: dict[int, list[Finding]] = {}
+    for index, f in pairs:
+        by_doc.setdefault(index, []).append(f)
+    if all(len(v) <= REPEATS_SHOWN for v in by_doc.values()):
+        return pairs
+    out: list[tuple[int, Finding]] = []
+    for index, found in by_doc.items():
+        out.extend((index, f) for f in collapse(found))
+    return out
 
 
 def _guarded(stage: str, doc: Document, check) -> list[Finding]:
@@ -192,13 +244,30 @@ def _internal(stage: str, exc: BaseException) -> Finding:
                    f"{type(exc).__name__}: {exc}")
 
 
-def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]) -> None:
-    for f in found:
-        if f.code in ignored:
-            continue
-        line, column = doc.locate(f.path)
+def _view(doc: Document, drops: list[tuple]) -> Document:
+    """The document every later stage reads: its type-safe view (dractl.validate.typesafe)."""
+    if not drops:
+        return doc
+    from dractl.validate.typesafe import type_safe_view
+
+    data = type_safe_view(doc.data, drops)
+    if data is doc.data:
+        return doc
+    return Document(data, doc.file, doc.index, doc.line, doc.column, doc.prefix, doc.positions)
+
+
+def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str], *,
+          identity: Document | None = None, force_invalid: bool = False) -> None:
+    """Locate and record `found` on `doc`; `identity` is the document as written (its name and
+    namespace, which the type-safe view may have dropped)."""
+    who = identity or doc
+    if force_invalid:
+        out.invalid.add(id(doc))
+    found = collapse([f for f in found if f.code not in ignored])
+    places = doc.locate_many([f.path for f in found]) if found else []
+    for f, (line, column) in zip(found, places):
         out.findings.append(f.located(
-            file=doc.file, line=line, column=column, api_version=doc.api_version, kind=doc.kind,
-            namespace=doc.namespace, name=doc.name))
+            file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
+            namespace=who.namespace, name=who.name))
         if makes_unusable(f):
             out.invalid.add(id(doc))

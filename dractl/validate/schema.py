@@ -51,7 +51,7 @@ SERVED, NOT_SERVED, UNKNOWN = "served", "not-served", "unknown"
 
 _QUANTITY_MESSAGE = ("quantities must match the regular expression "
                      "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})\Z")
 _INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
 _STRINGS = (str, _dt.date)  # datetime is a subclass of date
 # Keywords the compiler understands; anything else in a schema is a generator change to review.
@@ -229,8 +229,7 @@ class _Compiler:
                             items(item, path, errs)
                             path.pop()
                 elif v is None:
-                    if not nullable:
-                        errs.append(null_err(path))
+                    errs.append(null_err(path) if not nullable else _unset(path))
                 else:
                     errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
             return check_array
@@ -238,8 +237,7 @@ class _Compiler:
             def check_string(v, path, errs):
                 if not isinstance(v, _STRINGS):
                     if v is None:
-                        if not nullable:
-                            errs.append(null_err(path))
+                        errs.append(null_err(path) if not nullable else _unset(path))
                     else:
                         errs.append((tuple(path), C_TYPE, ERROR,
                                      f"Invalid value: {_show(v)}: {phrase}"))
@@ -247,8 +245,7 @@ class _Compiler:
 
         def check_scalar(v, path, errs):
             if v is None:
-                if not nullable:
-                    errs.append(null_err(path))
+                errs.append(null_err(path) if not nullable else _unset(path))
                 return
             if preds and not any(p(v) for p in preds):
                 errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
@@ -332,8 +329,8 @@ class _Compiler:
         def check_object(v, path, errs):
             if not isinstance(v, dict):
                 if v is None:
-                    if not nullable:
-                        errs.append((tuple(path), C_REQUIRED, ERROR, "Required value"))
+                    errs.append((tuple(path), C_REQUIRED, ERROR, "Required value") if not nullable
+                                else _unset(path))
                 else:
                     errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
                 return
@@ -373,6 +370,16 @@ def _did_you_mean(key: str, known) -> str:
     return f'; did you mean "{guess}"?' if guess else ""
 
 
+# A null the schema accepts: "unset", as Go's decoder reads it. Not a finding; recorded so that
+# the type-safe view (SchemaSet.check) drops the key and no later stage meets a None where it
+# expects a value of the field's type.
+UNSET = "unset"
+
+
+def _unset(path: list) -> tuple:
+    return (tuple(path), UNSET, None, "")
+
+
 def _null_error(types: tuple[str, ...]):
     """`null` where upstream does not allow it (a required field): Go's decoder leaves the field
     unset, so the API server sees what it sees for a missing field."""
@@ -388,6 +395,15 @@ _KEYWORDS = frozenset({"$ref", "type", "properties", "additionalProperties", "re
 
 
 _TYPED = _KEYWORDS - {"$ref"}
+
+
+def _drops_value(code: str, message: str) -> bool:
+    """Whether a schema finding means the value cannot stand in its field. A value out of an
+    integer's range or under a minimum has the right type: it stays, for the API-server rules
+    to word their own error about it."""
+    if code in (C_UNKNOWN_FIELD, C_TYPE, C_REQUIRED, C_REQUIRED_SCALAR):
+        return True
+    return code == C_INVALID and "must fit in" not in message and "greater than or equal" not in message
 
 
 def _path_key(path: tuple) -> tuple:
@@ -498,20 +514,28 @@ class SchemaSet:
     def validate(self, doc: dict) -> list[Finding]:
         """Every schema finding of one document, sorted by path. Documents whose apiVersion/kind
         is not served (or unknown) yield nothing here: the pipeline reports those (DRA0105)."""
+        return self.check(doc)[0]
+
+    def check(self, doc: dict) -> tuple[list[Finding], list[tuple]]:
+        """(findings, paths to drop): the findings of `validate`, and the paths of every value
+        that is not what its field's Go type can hold (wrong type, unknown field, invalid
+        value, null) -- what dractl.validate.typesafe removes to build the type-safe view."""
         if not isinstance(doc, dict):
-            return [Finding(ERROR, C_TYPE, f"Invalid value: {_show(doc)}: must be of type object")]
+            return [Finding(ERROR, C_TYPE, f"Invalid value: {_show(doc)}: must be of type object")], []
         api_version, kind = doc.get("apiVersion"), doc.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
-            return []
+            return [], []
         check = self._validator(api_version, kind)
         if check is None:
-            return []
+            return [], []
         errs: list = []
         check(doc, [], errs)
         if not errs:
-            return []
+            return [], []
+        drop = [e[0] for e in errs if e[1] is UNSET or _drops_value(e[1], e[3])]
+        errs = [e for e in errs if e[1] is not UNSET]
         errs.sort(key=lambda e: (_path_key(e[0]), e[1], e[3]))
-        return [Finding(sev, code, msg, path) for path, code, sev, msg in errs]
+        return [Finding(sev, code, msg, path) for path, code, sev, msg in errs], drop
 
     def compile_all(self) -> None:
         """Compile every served kind now (tests; a warm-up before timing)."""

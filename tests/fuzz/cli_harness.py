@@ -32,9 +32,29 @@ INTERNAL = "internal error"
 ALLOWED_EXIT = {0, 1, 2}
 TIMED_OUT = -9
 CASES: Counter = Counter()  # fuzz cases run, per test (printed by tests/fuzz/conftest.py)
-# What must never reach a terminal or a CI log raw from a manifest: C0/C1 controls (ESC, BEL,
-# CR, backspace, CSI, NEL...), DEL, Unicode bidi controls and line/paragraph separators.
-UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _unsafe_class() -> str:
+    """What must never reach a terminal or a CI log raw from a manifest, a path or an option:
+    C0/C1 controls (ESC, BEL, CR, backspace, CSI, NEL...) but tab and newline, DEL, and Unicode's
+    format characters (bidi overrides and isolates, zero-width characters, tag characters), line
+    and paragraph separators and surrogates. Computed here from unicodedata, independently of
+    dractl's own sanitiser, which it checks."""
+    import unicodedata
+
+    ranges, start = [], None
+    for cp in range(0x110001):
+        bad = cp <= 0x10FFFF and unicodedata.category(chr(cp)) in ("Cc", "Cf", "Cs", "Zl", "Zp") \
+            and chr(cp) not in "\t\n"
+        if bad and start is None:
+            start = cp
+        elif not bad and start is not None:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(cp - 1))}")
+            start = None
+    return "".join(ranges)
+
+
+UNSAFE_CHARS = re.compile(f"[{_unsafe_class()}]")
 
 
 class HarnessTimeout(BaseException):

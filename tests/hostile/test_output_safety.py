@@ -335,16 +335,17 @@ def test_update_writes_the_whole_file_and_compares_clean(tmp_path):
     assert run.code == 0
 
 
-def test_update_replaces_a_symlink_instead_of_writing_through_it(tmp_path):
-    """A golden file in a pull request can be a symlink to anything the CI user may write."""
+def test_update_refuses_a_symlink_instead_of_writing_through_it(tmp_path):
+    """A golden file in a pull request can be a symlink to anything the CI user may write.
+    (Issue #20 item 4: --update refuses a symlink, where it used to replace the link.)"""
     target = tmp_path / "precious.txt"
     target.write_text("do not touch\n")
     golden = tmp_path / "golden.yaml"
     os.symlink(target, golden)
     run = run_inproc([*GOLDEN_ARGS, "--golden", golden, "--update"])
-    assert_ok(run)
+    assert run.code == 2 and "symlink" in run.err and TRACEBACK_FREE(run)
     assert target.read_text() == "do not touch\n"
-    assert not os.path.islink(golden) and golden.read_text() == run_inproc(GOLDEN_ARGS).out
+    assert os.path.islink(golden)
 
 
 def test_ctrl_c_during_update_leaves_old_or_new_file(tmp_path):

@@ -79,11 +79,13 @@ def check_document(doc: dict | ObjectModel, ctx: RuleContext) -> list[Finding]:
             elif kind == "PodGroup":
                 workloads.check_pod_group(em, doc)
         elif kind == "Pod" or kind in POD_TEMPLATE_KINDS:
-            if kind == "Pod" and group == "":
-                common.check_object_name(em, doc)  # ValidatePodName: a DNS subdomain
+            # ValidatePodName and the controllers' name functions: DNS subdomains.
+            common.check_object_name(em, doc, namespaced=True)
             pods.check_pod_like(em, doc)
         elif kind == "Node" and group == "":
             common.check_object_name(em, doc)      # ValidateNodeName: a DNS subdomain
+        elif kind == "Namespace" and group == "":
+            common.check_object_name(em, doc, name_is_label=True)  # ValidateNamespaceName
     except RecursionError:
         em.findings.append(Finding(ERROR, C_INTERNAL, "document nests too deeply to check"))
     except Exception as exc:  # noqa: BLE001 - a rule bug must not stop the other documents

@@ -107,6 +107,11 @@ def is_int(value: Any) -> bool:
 
 # -- message wording --------------------------------------------------------------------------
 
+# dractl's own bound: a value is shown in full up to this many characters, then cut with "...".
+# A 50 MB annotation or a list of a million finalizers must not become a message of that size.
+SHOWN_VALUE_MAX = 4096
+
+
 def render_value(value: Any) -> str:
     if value is None:
         return "null"
@@ -115,12 +120,17 @@ def render_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value) if isinstance(value, float) else str(value)
     if isinstance(value, str):
+        if len(value) > SHOWN_VALUE_MAX:
+            return go_quote(value[:SHOWN_VALUE_MAX]) + f"... ({len(value)} characters)"
         return go_quote(value)
+    if isinstance(value, (list, dict)) and len(value) > SHOWN_VALUE_MAX // 8:
+        return f'"{"array" if isinstance(value, list) else "object"} of {len(value)} items"'
     try:
-        return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False,
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False,
                           default=str)
-    except (TypeError, ValueError):
-        return go_quote(str(value))
+    except (TypeError, ValueError, RecursionError):
+        return go_quote(str(value)[:SHOWN_VALUE_MAX])
+    return text if len(text) <= SHOWN_VALUE_MAX else text[:SHOWN_VALUE_MAX] + "..."
 
 
 def go_quote(text: str) -> str:

@@ -32,24 +32,24 @@ QUALIFIED_NAME_MAX = 63
 RAW_JSON_MAX = 10 * 1024
 
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
+_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}\\Z")
 _DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric "
                       "characters or '-', and must start and end with an alphanumeric character")
 _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
+_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}\\Z")
 _DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
                           "characters, '-' or '.', and must start and end with an alphanumeric "
                           "character")
 _C_IDENTIFIER_FMT = "[A-Za-z_][A-Za-z0-9_]*"
-_C_IDENTIFIER_RE = re.compile(f"^{_C_IDENTIFIER_FMT}$")
+_C_IDENTIFIER_RE = re.compile(f"^{_C_IDENTIFIER_FMT}\\Z")
 _C_IDENTIFIER_MSG = ("a valid C identifier must start with alphabetic character or '_', followed "
                      "by a string of alphanumeric characters or '_'")
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED_NAME_RE = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
+_QUALIFIED_NAME_RE = re.compile(f"^{_QUALIFIED_NAME_FMT}\\Z")
 _QUALIFIED_NAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start "
                        "and end with an alphanumeric character")
 _LABEL_VALUE_FMT = f"({_QUALIFIED_NAME_FMT})?"
-_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}\\Z")
 _LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, "
                     "'-', '_' or '.', and must start and end with an alphanumeric character")
 
@@ -59,7 +59,7 @@ _PRERELEASE = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
 _BUILD = r"[0-9a-zA-Z-]+"
 SEMVER_RE = re.compile(
     rf"^{_NUMERIC}\.{_NUMERIC}\.{_NUMERIC}(-{_PRERELEASE}(\.{_PRERELEASE})*)?"
-    rf"(\+{_BUILD}(\.{_BUILD})*)?$")
+    rf"(\+{_BUILD}(\.{_BUILD})*)?\Z")
 SEMVER_MSG = "must be a string compatible with semver.org spec 2.0.0"
 
 

@@ -111,7 +111,7 @@ _REF_DETAIL = ("must be the name of a request in the claim or the name of a requ
 # -- entry points ------------------------------------------------------------------------------
 
 def check_resource_claim(em: Emitter, doc: dict, beta1: bool) -> None:
-    common.check_object_name(em, doc)
+    common.check_object_name(em, doc, namespaced=True)
     spec = get_obj(doc, "spec")
     names: dict = {}
     if isinstance(spec, dict):
@@ -125,7 +125,7 @@ def check_resource_claim(em: Emitter, doc: dict, beta1: bool) -> None:
 
 
 def check_resource_claim_template(em: Emitter, doc: dict, beta1: bool) -> None:
-    common.check_object_name(em, doc)
+    common.check_object_name(em, doc, namespaced=True)
     spec = get_obj(doc, "spec")
     if not isinstance(spec, dict):
         return

@@ -13,14 +13,17 @@ from typing import Any
 from dractl.api.versions import UnknownGateError
 from dractl.findings import ERROR, WARNING, register
 
-from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_str,
+from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_map, get_obj, get_str,
                     invalid, is_int, required, too_long, too_many, unsupported)
 from dractl.validate.cellints import C_OPTIONAL_VARIABLE, optional_variable_messages
 
-from ._formats import (check_dns_subdomain, check_driver_name, check_label_name, check_label_value,
-                       check_raw_json, is_dns1123_subdomain, is_label_value, is_qualified_name)
+from ._formats import (check_dns_label, check_dns_subdomain, check_driver_name, check_label_name,
+                       check_label_value, check_raw_json, is_dns1123_label, is_dns1123_subdomain,
+                       is_label_value, is_qualified_name)
 
 C_NAME = register("DRA1900", ERROR, "metadata.name is missing or not a DNS subdomain")
+C_META = register("DRA1908", ERROR, "metadata invalid: namespace, labels, annotations (key syntax, "
+                  "256 KiB in all), generation, owner references or finalizers")
 C_CEL_COMPILE = register("DRA1901", ERROR,
                          "CEL selector expression does not compile or does not return bool")
 C_CEL_COST = register("DRA1902", ERROR, "CEL selector expression exceeds the cost limit")
@@ -46,19 +49,109 @@ TOLERATIONS_MAX = 16
 
 # -- metadata ---------------------------------------------------------------------------------
 
-def check_object_name(em: Emitter, doc: dict) -> None:
+def check_object_name(em: Emitter, doc: dict, namespaced: bool = False,
+                      name_is_label: bool = False) -> None:
+    """apimachinery ValidateObjectMetaAccessor on create: name or generateName (a DNS subdomain,
+    or a DNS label for Namespaces), then the rest of ObjectMeta (check_object_meta)."""
     meta = get(doc, "metadata")
     if not isinstance(meta, dict):
         return
     name = get_str(meta, "name")
     generate = get_str(meta, "generateName")
-    if name is BAD or generate is BAD:
+    check = check_dns_label if name_is_label else check_dns_subdomain
+    if isinstance(generate, str) and generate:
+        # A prefix may end in '-': upstream masks a trailing dash before validating it.
+        masked = generate[:-1] + "a" if generate.endswith("-") else generate
+        for msg in (is_dns1123_label if name_is_label else is_dns1123_subdomain)(masked):
+            em.add(C_NAME, invalid(generate, msg), ("metadata", "generateName"))
+    if name is not BAD and generate is not BAD:
+        if name == "":
+            if generate == "":
+                em.add(C_NAME, required("name or generateName is required"), ("metadata", "name"))
+        else:
+            check(em, C_NAME, name, ("metadata", "name"))
+    check_object_meta(em, meta, namespaced)
+
+
+def check_object_meta(em: Emitter, meta: dict, namespaced: bool) -> None:
+    """The rest of ValidateObjectMeta: namespace, generation, labels, annotations (key syntax
+    and 256 KiB in all), owner references and finalizers. A namespaced object without a
+    namespace is fine here: kubectl fills it in from the context; a namespace on a
+    cluster-scoped object is dropped by the API server, as the REST layer clears it."""
+    path = ("metadata",)
+    namespace = get_str(meta, "namespace")
+    if namespaced and isinstance(namespace, str) and namespace:
+        check_dns_label(em, C_META, namespace, path + ("namespace",))
+    generation = get(meta, "generation")
+    if is_int(generation) and generation < 0:
+        em.add(C_META, invalid(generation, "must be greater than or equal to 0"),
+               path + ("generation",))
+    labels = get_map(meta, "labels")
+    if labels is not BAD:
+        for key in sorted(k for k in labels if isinstance(k, str)):
+            check_label_name(em, C_META, key, path + ("labels",))
+            if isinstance(labels[key], str):
+                check_label_value(em, C_META, labels[key], path + ("labels",))
+    annotations = get_map(meta, "annotations")
+    if annotations is not BAD:
+        check_annotations(em, C_META, annotations, path + ("annotations",))
+    _check_owner_references(em, get_list(meta, "ownerReferences"), path + ("ownerReferences",))
+    finalizers = get_list(meta, "finalizers")
+    if finalizers is not BAD:
+        for value in finalizers:
+            if isinstance(value, str):
+                for msg in is_qualified_name(value):
+                    em.add(C_META, invalid(value, msg), path + ("finalizers",))
+        if _ORPHAN in finalizers and _DELETE_DEPENDENTS in finalizers:
+            em.add(C_META, invalid(finalizers, f"finalizer {_ORPHAN} and {_DELETE_DEPENDENTS} "
+                                               "cannot be both set"), path + ("finalizers",))
+
+
+ANNOTATIONS_MAX_BYTES = 256 * 1024
+_ORPHAN, _DELETE_DEPENDENTS = "orphan", "foregroundDeletion"
+
+
+def check_annotations(em: Emitter, code: str, annotations: dict, path: tuple) -> None:
+    """ValidateAnnotations: keys are qualified names in any case; keys and values together at
+    most 256 KiB (bytes of UTF-8, as Go counts them)."""
+    total = 0
+    for key in sorted(k for k in annotations if isinstance(k, str)):
+        for msg in is_qualified_name(key.lower()):
+            em.add(code, invalid(key, msg), path)
+        value = annotations[key]
+        total += _utf8_len(key) + (_utf8_len(value) if isinstance(value, str) else 0)
+    if total > ANNOTATIONS_MAX_BYTES:
+        em.add(code, too_long(ANNOTATIONS_MAX_BYTES), path)
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _check_owner_references(em: Emitter, refs: Any, path: tuple) -> None:
+    if refs is BAD:
         return
-    if name == "":
-        if generate == "":
-            em.add(C_NAME, required("name or generateName is required"), ("metadata", "name"))
-        return
-    check_dns_subdomain(em, C_NAME, name, ("metadata", "name"))
+    controller = ""
+    for ref in refs:
+        if not isinstance(ref, dict):
+            continue
+        api_version, kind = get_str(ref, "apiVersion"), get_str(ref, "kind")
+        if isinstance(api_version, str) and not api_version.rpartition("/")[2]:
+            em.add(C_META, invalid(api_version, "version must not be empty"), path + ("apiVersion",))
+        for field in ("kind", "name", "uid"):
+            value = get_str(ref, field)
+            if value == "":
+                em.add(C_META, invalid("", "must not be empty"), path + (field,))
+        if api_version == "v1" and kind == "Event":
+            em.add(C_META, invalid(ref, "/v1, Kind=Event is disallowed from being an owner"), path)
+        if get(ref, "controller") is True:
+            this = f"{kind if isinstance(kind, str) else ''}/{get_str(ref, 'name') or ''}"
+            if controller:
+                em.add(C_META, invalid(refs, 'Only one reference can have Controller set to true. '
+                                             f'Found "true" in references for {controller} and {this}'),
+                       path)
+            else:
+                controller = this
 
 
 # -- CEL --------------------------------------------------------------------------------------
@@ -379,7 +472,7 @@ def check_conditions(em: Emitter, code: str, conditions: Any, path: tuple, max_i
             else:
                 if len(reason) > 1024:
                     em.add(code, too_long(1024), p + ("reason",))
-                if not re.match(f"^{_CONDITION_REASON_FMT}$", reason):
+                if not re.match(f"^{_CONDITION_REASON_FMT}\\Z", reason):
                     em.add(code, invalid(reason, "a condition reason must start with alphabetic "
                                                  "character, optionally followed by a string of "
                                                  "alphanumeric characters or '_,:', and must end "

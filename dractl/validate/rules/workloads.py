@@ -54,7 +54,7 @@ def _gate_kind(em: Emitter, kind: str) -> None:
 
 def check_workload(em: Emitter, doc: dict) -> None:
     _gate_kind(em, "Workload")
-    common.check_object_name(em, doc)
+    common.check_object_name(em, doc, namespaced=True)
     spec = get_obj(doc, "spec")
     if not isinstance(spec, dict):
         return
@@ -90,7 +90,7 @@ def check_workload(em: Emitter, doc: dict) -> None:
 
 def check_pod_group(em: Emitter, doc: dict) -> None:
     _gate_kind(em, "PodGroup")
-    common.check_object_name(em, doc)
+    common.check_object_name(em, doc, namespaced=True)
     spec = get_obj(doc, "spec")
     names: set = set()
     if isinstance(spec, dict):

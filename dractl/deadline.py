@@ -1,0 +1,99 @@
+"""A deadline for the whole run (`--deadline SECONDS`), beside the allocator's per-node timeout.
+
+`--timeout` bounds one pod on one node, as kube-scheduler's filterTimeout does; it does not bound
+a run of a thousand pods on a thousand nodes, nor a CEL expression that the API server's cost
+check accepts but that costs 65 ms per device. The deadline does: when it passes, the main thread
+is interrupted exactly like Ctrl-C interrupts it (a real SIGINT, so a main thread blocked waiting
+for worker processes wakes up too), and the command reports the deadline instead of an
+interruption. Everything that already ends cleanly on Ctrl-C (workers, temporary files, partial
+output) ends cleanly on the deadline. dractl's own option: upstream has no such limit.
+
+Stages that loop for long may also call `check()` to stop at a point of their choosing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+DEFAULT_SECONDS = 3600.0
+
+
+class DeadlineExceeded(KeyboardInterrupt):
+    """Raised by check() once the deadline has passed: unwinds like Ctrl-C (no `except
+    Exception` guard of a stage mistakes it for a bug in one document)."""
+
+
+class Deadline:
+    """`with Deadline(seconds):` interrupts the main thread when `seconds` have passed."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds if seconds and seconds > 0 else None
+        self.expired = False
+        self._end = None
+        self._timer: threading.Timer | None = None
+        self._active = False
+
+    def __enter__(self) -> "Deadline":
+        global _current, _expired_after
+        _current = self
+        _expired_after = None
+        if self.seconds is not None:
+            self._end = time.monotonic() + self.seconds
+            self._active = True
+            self._timer = threading.Timer(self.seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _current
+        self._active = False
+        if self._timer is not None:
+            self._timer.cancel()
+        if _current is self:
+            _current = None
+
+    def _fire(self) -> None:
+        global _expired_after
+        if not self._active:
+            return
+        self.expired = True
+        _expired_after = self.seconds
+        if threading.main_thread().is_alive():
+            os.kill(os.getpid(), signal.SIGINT)
+
+    def remaining(self) -> float:
+        if self._end is None:
+            return float("inf")
+        return max(0.0, self._end - time.monotonic())
+
+
+_current: Deadline | None = None
+_expired_after: float | None = None  # seconds of the last deadline that fired (for the message)
+
+
+def current() -> Deadline | None:
+    """The deadline of the running command, if any."""
+    return _current
+
+
+def expired() -> bool:
+    """Whether the last deadline fired (still true after its `with` block was left by the
+    interruption it caused, which is when the command reports it)."""
+    return _expired_after is not None or (_current is not None and _current.expired)
+
+
+def expired_after() -> float:
+    return _expired_after if _expired_after is not None else (
+        _current.seconds if _current is not None and _current.seconds else 0.0)
+
+
+def check() -> None:
+    global _expired_after
+    if _current is not None and (_current.expired or _current.remaining() <= 0):
+        _current.expired = True
+        _expired_after = _current.seconds
+        raise DeadlineExceeded(f"the run took longer than --deadline {_current.seconds:g} s")
