@@ -99,7 +99,7 @@ _dractl_candidates() {
                 --deadline) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --lenient --metadata --node --timeout --kube-version --feature-gates --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color --deadline -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --lenient --metadata --node --timeout --kube-version --feature-gates --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --golden-allow-outside --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color --deadline -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -129,6 +129,7 @@ _dractl_candidates() {
                 --partition-type-attribute) return ;;
                 --timeout) return ;;
                 --golden) _dractl_files "$cur"; return ;;
+                --deadline) return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
@@ -136,7 +137,7 @@ _dractl_candidates() {
                 --max-file-size) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --update --kube-version --feature-gates --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --golden-allow-outside --deadline --update --kube-version --feature-gates --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi

@@ -347,6 +347,7 @@ _dractl() {
             '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
+            '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
             '--update[With --golden: write FILE instead.]' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
@@ -382,6 +383,8 @@ _dractl() {
             '--partition-type-attribute[Group partitions by this attribute where a slice declares no partitionTypeAttribute (ResourcePoolStatusRequest'\''s defaultPartitionTypeAttribute).]:partition-type-attribute: ' \
             '--timeout[Seconds the allocator may search per pod and node.]:timeout: ' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
+            '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
+            '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '--update[With --golden: write FILE instead.]' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \

@@ -58,6 +58,7 @@ def allocate(
     golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
     deadline: float = common.DEADLINE_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
+    upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
@@ -89,19 +90,35 @@ def allocate(
         raise common.UsageError("--update needs --golden FILE")
     if timeout <= 0:
         raise common.UsageError("--timeout must be positive")
-    s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
-                        feature_gates=feature_gates, ignore=ignore, inventory=inventory,
-                        exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
-                        jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,
-                        reject_kinds=reject_kinds)
+    def settings(version):
+        return common.settings(config_path=config, no_config=no_config, kube_version=version,
+                               feature_gates=feature_gates, ignore=ignore, inventory=inventory,
+                               exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
+                               jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,
+                               reject_kinds=reject_kinds)
+
+    s = settings(kube_version)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,
                           simulate_controllers=not no_controller_simulation)
+
+    def run_one(version):
+        return dry_run(paths or [], settings(version).check_options(progress=not quiet, apply_strict=True),
+                       dry, command=ALLOCATE)
+
     with common.deadline_scope(deadline):
-        result = dry_run(paths or [], s.check_options(progress=not quiet, apply_strict=True), dry,
-                         command=ALLOCATE)
-        check_explain(explain, result.plan)
+        if upgrade_releases:
+            from dractl.api.versions import PREVIEW_VERSIONS
+            from dractl.pipeline.upgrade import upgrade_check
+
+            releases = common.release_list(upgrade_releases)
+            for version in releases:  # every release's settings are valid before anything runs
+                settings(version)
+            result = upgrade_check(releases, run_one, "allocate", PREVIEW_VERSIONS)
+        else:
+            result = run_one(kube_version)
+            check_explain(explain, result.plan)
         outputs.emit(result, output.value, quiet=quiet, explain=explain, golden=golden,
                      update=update, no_color=no_color, color=color, exit_zero=exit_zero,
                      statistics=statistics, golden_allow_outside=golden_allow_outside)

@@ -39,8 +39,11 @@ def capacity(
              "(ResourcePoolStatusRequest's defaultPartitionTypeAttribute)."),
     timeout: float = typer.Option(10.0, "--timeout", help="Seconds the allocator may search per pod and node."),
     golden: Optional[str] = common.GOLDEN_OPTION,
+    golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
+    deadline: float = common.DEADLINE_OPTION,
     update: bool = common.UPDATE_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
+    upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
@@ -59,6 +62,7 @@ def capacity(
     from dractl.cli.allocate_cmd import dry_run_options
     from dractl.pipeline.capacity import CapacityOptions, capacity as run_capacity
 
+    common.no_upgrade_check(upgrade_releases, "capacity")
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
     for name, value in (("--max", max_replicas), ("--add-nodes", add_nodes), ("--need", need)):
@@ -72,5 +76,7 @@ def capacity(
     dry = dry_run_options(s, node=None, node_order=None, timeout=timeout)
     cap = CapacityOptions(filters=Filters(driver, pool, node), fit=fit, max_replicas=max_replicas,
                           add_nodes=add_nodes, like=like, need=need, partition_attribute=partition_attribute)
-    result = run_capacity(paths or [], s.check_options(progress=not quiet), dry, cap)
-    outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update, no_color=no_color)
+    with common.deadline_scope(deadline):
+        result = run_capacity(paths or [], s.check_options(progress=not quiet), dry, cap)
+        outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update, no_color=no_color,
+                     golden_allow_outside=golden_allow_outside)

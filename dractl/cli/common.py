@@ -270,10 +270,31 @@ def parse_size(text: str) -> int:
     return value
 
 
+# Set by dractl.cli.argv from `--kube-version 1.36,1.37,1.38` (the upgrade check); never typed.
+UPGRADE_RELEASES_OPTION = typer.Option(None, "--upgrade-releases", hidden=True)
+
+
+def release_list(text: str) -> list[str]:
+    """The releases of an upgrade check, in the order given, each known to dractl."""
+    from dractl.api.versions import KUBE_VERSIONS
+
+    versions = [release_version(v, KUBE_VERSIONS, "--kube-version") for v in text.split(",") if v.strip()]
+    if len(set(versions)) != len(versions) or len(versions) < 2:
+        raise UsageError(f"--kube-version {text}: an upgrade check names two or more different releases")
+    return versions
+
+
+def no_upgrade_check(releases: str | None, command: str) -> None:
+    if releases:
+        raise UsageError(f"--kube-version {releases}: several releases (the upgrade check) are for "
+                         f"validate and allocate, not {command}")
+
+
 KUBE_VERSION_OPTION = typer.Option(None, "--kube-version", help="Kubernetes version whose schemas, "
                                    f"rules and default feature gates apply (default {DEFAULT_KUBE_VERSION}, "
                                    "or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha "
-                                   "changelogs; v1.37 and 1.37.2 mean 1.37).")
+                                   "changelogs; v1.37 and 1.37.2 mean 1.37). validate and allocate "
+                                   "take a list, 1.36,1.37,1.38: the upgrade check.")
 FEATURE_GATES_OPTION = typer.Option(None, "--feature-gates", metavar="Name=true,Other=false",
                                     help="Override feature gates like a Kubernetes component.")
 NO_COLOR_OPTION = typer.Option(False, "--no-color", help="Never colour the output (= --color never).")

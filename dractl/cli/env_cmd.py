@@ -31,6 +31,7 @@ def env(
     timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
+    upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
@@ -39,6 +40,7 @@ def env(
     exit_zero: bool = common.EXIT_ZERO_OPTION,
     force_exclude: bool = common.FORCE_EXCLUDE_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
+    golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
     update: bool = common.UPDATE_OPTION,
     quiet: bool = common.QUIET_OPTION,
     exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
@@ -59,6 +61,7 @@ def env(
     """
     from dractl.pipeline import ENV, METADATA, dry_run
 
+    common.no_upgrade_check(upgrade_releases, "env")
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
@@ -74,4 +77,5 @@ def env(
         result = dry_run(paths or [], s.check_options(progress=not quiet), dry,
                          command=METADATA if metadata else ENV)
         outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
-                     no_color=no_color, color=color, exit_zero=exit_zero)
+                     no_color=no_color, color=color, exit_zero=exit_zero,
+                     golden_allow_outside=golden_allow_outside)

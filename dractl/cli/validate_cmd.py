@@ -16,6 +16,7 @@ def validate(
                                       help="Files, directories (recursive) or - for stdin."),
     output: ValidateFormat = OUTPUT_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
+    upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
     strict: Optional[bool] = typer.Option(None, "--strict/--no-strict",
                                           help="Count warnings as errors (default: strict in "
@@ -50,13 +51,26 @@ def validate(
 
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
-    s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
-                        feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
-                        force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
-                        select=select, skip_kinds=skip_kinds,
-                        reject_kinds=reject_kinds)
+    def settings(version):
+        return common.settings(config_path=config, no_config=no_config, kube_version=version,
+                               feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
+                               force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
+                               select=select, skip_kinds=skip_kinds, reject_kinds=reject_kinds)
+
+    def run_one(version):
+        return check(paths, settings(version).check_options(progress=not quiet, apply_strict=True))
+
     with common.deadline_scope(deadline):
-        result = check(paths, s.check_options(progress=not quiet, apply_strict=True))
+        if upgrade_releases:
+            from dractl.api.versions import PREVIEW_VERSIONS
+            from dractl.pipeline.upgrade import upgrade_check
+
+            releases = common.release_list(upgrade_releases)
+            for version in releases:  # every release's settings are valid before anything runs
+                settings(version)
+            result = upgrade_check(releases, run_one, "validate", PREVIEW_VERSIONS)
+        else:
+            result = run_one(kube_version)
         outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
                      no_color=no_color, color=color, exit_zero=exit_zero, statistics=statistics,
                      golden_allow_outside=golden_allow_outside)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # The commands (dractl.pipeline.result's names, plus `codes`, which renders the code table).
 VALIDATE, ALLOCATE, ENV, METADATA, CODES = "validate", "allocate", "env", "metadata", "codes"
-GATES, CAPACITY = "gates", "capacity"
+GATES, CAPACITY, UPGRADE = "gates", "capacity", "upgrade"
 
 
 @dataclass(frozen=True)
@@ -46,14 +46,16 @@ FORMATS: tuple[Format, ...] = (
                         METADATA: "dractl.report.env_text:report_metadata",
                         CODES: "dractl.report.codes:report_text",
                         GATES: "dractl.report.gates_table:report_text",
-                        CAPACITY: "dractl.report.capacity_text:report"}),
+                        CAPACITY: "dractl.report.capacity_text:report",
+                        UPGRADE: "dractl.report.upgrade_report:report_text"}),
     Format("json", "", {VALIDATE: "dractl.report.findings_json:report",
                         ALLOCATE: "dractl.report.plan_json:report",
                         ENV: "dractl.report.env_json:report",
                         METADATA: "dractl.report.env_json:report_metadata",
                         CODES: "dractl.report.codes:report_json",
                         GATES: "dractl.report.gates_table:report_json",
-                        CAPACITY: "dractl.report.capacity_json:report"}),
+                        CAPACITY: "dractl.report.capacity_json:report",
+                        UPGRADE: "dractl.report.upgrade_report:report_json"}),
     Format("yaml", "the objects after scheduling", {ALLOCATE: "dractl.report.plan_yaml:report",
                                                     CAPACITY: "dractl.report.capacity_json:report_yaml"},
            labels={CAPACITY: "the -o json document as YAML"}),
@@ -61,11 +63,14 @@ FORMATS: tuple[Format, ...] = (
         ALLOCATE: "dractl.report.html_report:report_allocate",
         CAPACITY: "dractl.report.html_report:report_capacity"}),
     Format("junit", "JUnit XML", {VALIDATE: "dractl.report.junit:report",
-                                  ALLOCATE: "dractl.report.junit:report"}),
+                                  ALLOCATE: "dractl.report.junit:report",
+                                  UPGRADE: "dractl.report.junit:report"}),
     Format("sarif", "SARIF 2.1.0", {VALIDATE: "dractl.report.sarif:report",
-                                    ALLOCATE: "dractl.report.sarif:report"}),
+                                    ALLOCATE: "dractl.report.sarif:report",
+                                    UPGRADE: "dractl.report.sarif:report"}),
     Format("github", "Actions annotations", {VALIDATE: "dractl.report.github:report",
-                                             ALLOCATE: "dractl.report.github:report"}),
+                                             ALLOCATE: "dractl.report.github:report",
+                                             UPGRADE: "dractl.report.github:report"}),
     Format("markdown", "a table", {CODES: "dractl.report.codes:report_markdown"}),
 )
 
