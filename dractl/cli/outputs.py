@@ -98,6 +98,7 @@ def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | N
         text, draw = None, rendered.draw
     if output == "github" and not statistics and not golden:
         _step_summary(result)
+    _preview_note(result)
     if result.files == 0 and not result.usage_failed:
         # Not an error (pre-commit passes only excluded files on some commits), but never a
         # silent "0 files" success either.
@@ -107,6 +108,18 @@ def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | N
            usage_errors=result.usage_errors, usage_failed=result.usage_failed,
            failed=result.failed() and not exit_zero, color=mode,
            golden_allow_outside=golden_allow_outside)
+
+
+def _preview_note(result) -> None:
+    """A run for a release that is not out yet says so (on stderr: outputs stay comparable)."""
+    from dractl.api.versions import PREVIEW_VERSIONS
+
+    versions = [r.version for r in getattr(result, "runs", ())] or \
+        [getattr(getattr(result, "gates", None), "version", None)]
+    previews = [v for v in versions if v in PREVIEW_VERSIONS]
+    if previews:
+        typer.echo(f"dractl: note: Kubernetes {', '.join(previews)} is a preview, modelled from its alpha "
+                   "changelogs; the released behaviour may differ", err=True)
 
 
 def _step_summary(result: "Result") -> None:
