@@ -193,7 +193,8 @@ function __dractl_codes
         DRA6101 'env ref: no selector of the request or its DeviceClass guarantees the attribute, so a chosen device may lack it' \
         DRA6102 'env ref without deviceIndex on a request that can get several devices: the value is a comma-joined list' \
         DRA6103 'env ref on a firstAvailable request: some alternatives do not guarantee the attribute' \
-        DRA6104 'a container defines the same env var twice (the last one wins)'
+        DRA6104 'a container defines the same env var twice (the last one wins)' \
+        DRA7001 'inventory objects left out of the dry run because they cannot be used (the devices they publish are not counted)'
 end
 
 function __dractl_inventories
@@ -223,6 +224,8 @@ complete -c dractl -n __fish_use_subcommand -a inventories -d 'List the built-in
 complete -c dractl -n __fish_use_subcommand -a codes -d 'List every finding code dractl can report, with its severity and meaning.'
 complete -c dractl -n __fish_use_subcommand -a completion -d 'Print a shell completion script (commands, options, values, finding codes).'
 complete -c dractl -n __fish_use_subcommand -a version -d 'Print the version.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state to check the manifests against (repeatable): files or a built-in inventory.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l strict-inventory -d 'Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s o -l output -x -a 'text json junit sarif github' -d 'Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
@@ -248,6 +251,7 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l node-order -x -a
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l explain -x -d 'Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l timeout -x -d 'Seconds the allocator may search per pod and node (kube-scheduler\'s filterTimeout).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-controller-simulation -d 'Do not create claims from templates (report \'ResourceClaim not created yet\').'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l strict-inventory -d 'Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l update -d 'With --golden: write FILE instead.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l kube-version -x -a '1.34 1.35 1.36 1.37' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).'

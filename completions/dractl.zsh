@@ -197,6 +197,7 @@ _dractl_codes() {
     'DRA6102:env ref without deviceIndex on a request that can get several devices: the value is a comma-joined list'
     'DRA6103:env ref on a firstAvailable request: some alternatives do not guarantee the attribute'
     'DRA6104:a container defines the same env var twice (the last one wins)'
+    'DRA7001:inventory objects left out of the dry run because they cannot be used (the devices they publish are not counted)'
   )
   _describe -t codes 'finding code' codes
 }
@@ -249,6 +250,8 @@ _dractl() {
       case $line[1] in
         validate)
           _arguments -s \
+            '*'{-i,--inventory}'[Cluster state to check the manifests against (repeatable): files or a built-in inventory.]:inventory:_dractl_inventory' \
+            '--strict-inventory[Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.]' \
             '(-o --output)'{-o,--output}'[Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json junit sarif github)' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
@@ -277,6 +280,7 @@ _dractl() {
             '--explain[Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).]:explain: ' \
             '--timeout[Seconds the allocator may search per pod and node (kube-scheduler'\''s filterTimeout).]:timeout: ' \
             '--no-controller-simulation[Do not create claims from templates (report '\''ResourceClaim not created yet'\'').]' \
+            '--strict-inventory[Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml).]:kube-version:(1.34 1.35 1.36 1.37)' \

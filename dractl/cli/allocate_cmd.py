@@ -50,6 +50,7 @@ def allocate(
     no_controller_simulation: bool = typer.Option(
         False, "--no-controller-simulation",
         help="Do not create claims from templates (report 'ResourceClaim not created yet')."),
+    strict_inventory: bool = common.STRICT_INVENTORY_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
     update: bool = common.UPDATE_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
@@ -86,6 +87,8 @@ def allocate(
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,
                           simulate_controllers=not no_controller_simulation)
-    result = dry_run(paths or [], s.check_options(progress=not quiet), dry, command=ALLOCATE)
+    result = dry_run(paths or [], s.check_options(progress=not quiet,
+                                                  strict_inventory=strict_inventory),
+                     dry, command=ALLOCATE)
     outputs.emit(result, output.value, quiet=quiet, explain=explain, golden=golden,
                  update=update, no_color=no_color)

@@ -108,8 +108,8 @@ class Settings:
     force_exclude: bool
     extra_ignore: Callable[[str], frozenset] | None = None
 
-    def check_options(self, *, progress: bool = False,
-                      apply_strict: bool = False) -> "CheckOptions":
+    def check_options(self, *, progress: bool = False, apply_strict: bool = False,
+                      strict_inventory: bool = False) -> "CheckOptions":
         """apply_strict: this command honours --strict / strict in .dractl.yaml (only validate
         does; a dry run's exit status does not depend on warnings)."""
         from dractl.pipeline import CheckOptions
@@ -117,7 +117,7 @@ class Settings:
         return CheckOptions(gates=self.gates, limits=self.limits, ignore=self.ignore,
                             strict=apply_strict and self.strict, jobs=self.jobs, exclude=self.exclude,
                             extra_ignore=self.extra_ignore, explicit_excluded=self.force_exclude,
-                            progress=progress)
+                            progress=progress, strict_inventory=strict_inventory)
 
 
 def load_config(config_path: str | None, no_config: bool) -> "Config":
@@ -242,3 +242,7 @@ GOLDEN_OPTION = typer.Option(None, "--golden", metavar="FILE",
                              help="Compare the output with FILE: print a unified diff and exit 1 "
                                   "when they differ, 0 when they match.")
 UPDATE_OPTION = typer.Option(False, "--update", help="With --golden: write FILE instead.")
+STRICT_INVENTORY_OPTION = typer.Option(
+    False, "--strict-inventory",
+    help="Report errors on inventory objects (-i, or objects with a status) as errors; by "
+         "default they are warnings, since the objects already exist in the cluster.")

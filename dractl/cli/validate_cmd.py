@@ -14,6 +14,13 @@ ValidateFormat, OUTPUT_OPTION = common.output_option("validate")
 def validate(
     paths: List[str] = typer.Argument(..., metavar="PATH",
                                       help="Files, directories (recursive) or - for stdin."),
+    inventory: Optional[List[str]] = typer.Option(
+        None, "--inventory", "-i", metavar="PATH|builtin:NAME",
+        autocompletion=common.complete_inventory,
+        help="Cluster state to check the manifests against (repeatable): files or a built-in "
+             "inventory. Adds dractl's inventory lints (DRA7xxx); without it, no inventory is "
+             "read (inventory in .dractl.yaml is for allocate)."),
+    strict_inventory: bool = common.STRICT_INVENTORY_OPTION,
     output: ValidateFormat = OUTPUT_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
@@ -38,13 +45,15 @@ def validate(
     Exit status: 0 no errors, 1 errors found (warnings too with --strict) or, with --golden, the
     output differs from FILE; 2 usage error or unreadable input.
     """
-    from dractl.pipeline import check
+    from dractl.pipeline import check_with_inventory
 
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
                         force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs)
-    result = check(paths, s.check_options(progress=not quiet, apply_strict=True))
+    options = s.check_options(progress=not quiet, apply_strict=True,
+                              strict_inventory=strict_inventory)
+    result = check_with_inventory(paths, options, list(inventory or ()))
     outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
                  no_color=no_color)
