@@ -194,7 +194,18 @@ function __dractl_codes
         DRA6102 'env ref without deviceIndex on a request that can get several devices: the value is a comma-joined list' \
         DRA6103 'env ref on a firstAvailable request: some alternatives do not guarantee the attribute' \
         DRA6104 'a container defines the same env var twice (the last one wins)' \
-        DRA7001 'inventory objects left out of the dry run because they cannot be used (the devices they publish are not counted)'
+        DRA7001 'inventory objects left out of the dry run because they cannot be used (the devices they publish are not counted)' \
+        DRA7101 'inventory lint: a selector reads an attribute that no device it can match publishes (CEL runtime error)' \
+        DRA7102 'inventory lint: a selector addresses an attribute as device.attributes["domain/name"] instead of device.attributes["domain"].name' \
+        DRA7103 'inventory lint: an attribute published by only some devices is read without a has() guard' \
+        DRA7104 'inventory lint: a selector compares an attribute with a value no device has' \
+        DRA7105 'inventory lint: no device in the inventory satisfies a DeviceClass' \
+        DRA7106 'inventory lint: a selector reads a capacity that no device it can match publishes' \
+        DRA7201 'inventory lint: a device consumes a counter set (or counter) its pool does not define: the allocator treats the pool as invalid' \
+        DRA7202 'inventory lint: two devices of one pool have the same name: the allocator treats the pool as invalid' \
+        DRA7203 'inventory lint: two ResourceSlices of one pool have the same name' \
+        DRA7204 'inventory lint: a pool\'s resourceSliceCount does not match the slices of its newest generation (the pool is incomplete)' \
+        DRA7205 'inventory lint: one piece of hardware (the same PCI bus ID on one node) is published by two drivers'
 end
 
 function __dractl_inventories

@@ -37,7 +37,12 @@ def _message(kind: str, driver: str, group: list[Document], codes: list[str]) ->
     text = f"{len(group)} {noun}{of} at {where} {verb} left out: {why}"
     if kind == "ResourceSlice":
         devices = sum(_device_count(d) for d in group)
-        text += f"; their {devices} device(s) are not counted"
+        counter_sets = [n for d in group for n in _counter_sets(d)]
+        if devices or not counter_sets:
+            text += f"; their {devices} device(s) are not counted"
+        if counter_sets:
+            text += (f"; counter set(s) {', '.join(counter_sets)} are missing from their pool, so "
+                     "devices that consume them make the pool invalid")
     elif kind == "DeviceClass":
         text += "; requests naming them find no class"
     else:
@@ -53,6 +58,15 @@ def _places(group: list[Document]) -> str:
         parts.append(f":{line}" if doc.file == last_file else f"{doc.file}:{line}")
         last_file = doc.file
     return ", ".join(parts)
+
+
+def _counter_sets(doc: Document) -> list[str]:
+    try:
+        sets = (to_v1(doc.data).get("spec") or {}).get("sharedCounters")
+    except (TypeError, ValueError, AttributeError):
+        return []
+    return [s["name"] for s in sets if isinstance(s, dict) and isinstance(s.get("name"), str)] \
+        if isinstance(sets, list) else []
 
 
 def _device_count(doc: Document) -> int:

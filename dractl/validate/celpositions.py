@@ -46,7 +46,26 @@ def expression_position(doc: Document, path: tuple, offset: int) -> tuple[int, i
     if row == 0 and value in text:
         start = text.index(value, key_column - 1)
         return key_line, start + col + 1
+    quote = rest.strip()[:1]
+    if row == 0 and quote in ("'", '"'):
+        start = text.index(quote, key_column - 1 + len(text[key_column - 1:].split(":", 1)[0]) + 1)
+        return key_line, _quoted_column(text, start, quote, col)
     return _search(lines, key_line - 1, value, offset) or (key_line, key_column)
+
+
+def _quoted_column(text: str, start: int, quote: str, col: int) -> int:
+    """1-based column of decoded character `col` of the quoted scalar opening at text[start]."""
+    i, decoded = start + 1, 0
+    while i < len(text) and decoded < col:
+        if quote == '"' and text[i] == "\\":
+            step = {"x": 4, "u": 6, "U": 10}.get(text[i + 1:i + 2], 2)
+        elif quote == "'" and text[i:i + 2] == "''":
+            step = 2
+        else:
+            step = 1
+        i += step
+        decoded += 1
+    return i + 1
 
 
 def _value(doc: Document, path: tuple):

@@ -48,8 +48,7 @@ class _Inventory:
 def add_inventory_lints(result, sources: tuple, options) -> None:
     """Append the DRA7xxx findings of a `validate -i` run to `result`, located and sorted."""
     validated = result.validated
-    usable = [d for d in validated.documents if id(d) not in validated.invalid]
-    pairs = inventory_findings(usable, options.gates)
+    pairs = inventory_findings(validated.documents, validated.invalid, options.gates)
     ignored = set(options.ignore)
     for doc, finding, offset in pairs:
         if finding.code in ignored:
@@ -64,14 +63,21 @@ def add_inventory_lints(result, sources: tuple, options) -> None:
     result.findings.sort(key=Finding.sort_key)
 
 
-def inventory_findings(documents: list[Document], gates) -> list[tuple[Document, Finding, int | None]]:
-    """(document, finding, offset inside the CEL expression or None) for every lint."""
+def inventory_findings(all_documents: list[Document], invalid,
+                       gates) -> list[tuple[Document, Finding, int | None]]:
+    """(document, finding, offset inside the CEL expression or None) for every lint.
+
+    Pool lints read every slice, usable or not (they explain why a pool is invalid); selector
+    lints compare with the devices the dry run would use: those of usable slices."""
     from dractl.cel.engine import SelectorEngine
 
     engine = SelectorEngine(gates)
     inventory = _Inventory()
-    slice_docs = [d for d in documents if d.kind == "ResourceSlice" and d.group == "resource.k8s.io"]
+    slice_docs = [d for d in all_documents if d.kind == "ResourceSlice" and d.group == "resource.k8s.io"]
+    documents = [d for d in all_documents if id(d) not in invalid]
     for doc in slice_docs:
+        if id(doc) in invalid:
+            continue
         try:
             inventory.devices.extend(ResourceSlice.from_dict(to_v1(doc.data)).devices)
         except (ModelError, ValueError, TypeError):

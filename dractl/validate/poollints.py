@@ -19,7 +19,7 @@ C_SLICE_COUNT = register("DRA7204", WARNING, "inventory lint: a pool's resourceS
                          "match the slices of its newest generation (the pool is incomplete)",
                          "dractl")
 C_EXPOSED_TWICE = register("DRA7205", WARNING, "inventory lint: one piece of hardware (the same "
-                           "PCI bus ID on one node) is published as two devices", "dractl")
+                           "PCI bus ID on one node) is published by two drivers", "dractl")
 
 PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
 
@@ -135,7 +135,7 @@ def _check_consumption(label, doc, device, where, use, defined) -> list:
 
 
 def _exposed_twice(pools) -> list:
-    seen: dict[tuple, str] = {}
+    seen: dict[tuple, tuple[str, str]] = {}
     out = []
     for (driver, pool), members in pools.items():
         for doc, spec in members:
@@ -147,8 +147,10 @@ def _exposed_twice(pools) -> list:
                 if not node or not isinstance(bus, str):
                     continue
                 here = f"{driver}/{pool}/{device.get('name')}"
-                first = seen.setdefault((node, bus), here)
-                if first != here:
+                # Within one driver, partitions (MIG) share their parent's bus ID by design: only
+                # two drivers publishing the same function (GPU driver and VFIO) count twice.
+                first_driver, first = seen.setdefault((node, bus), (driver, here))
+                if first_driver != driver:
                     out.append((doc, Finding(WARNING, C_EXPOSED_TWICE, f"device {here} has PCI bus "
                                              f"ID {bus} on node {node}, like {first}: the same "
                                              "hardware may be allocated twice",
