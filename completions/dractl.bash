@@ -24,7 +24,7 @@ _dractl_candidates() {
             if [[ "$cur" == -* ]]; then
                 _dractl_words '--version --install-completion --show-completion -h --help' "$cur"
             else
-                _dractl_words 'validate allocate env gates capacity inventories codes completion version' "$cur"
+                _dractl_words 'validate allocate env gates capacity dump inventories codes completion version' "$cur"
             fi
             ;;
         validate)
@@ -122,6 +122,17 @@ _dractl_candidates() {
             esac
             if [[ "$cur" == -* ]]; then
                 _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --update --kube-version --feature-gates --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
+            else
+                _dractl_files "$cur"
+            fi
+            ;;
+        dump)
+            case "$prev" in
+                -w|--write) return ;;
+                --max-file-size) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                _dractl_words '-w --write --max-file-size -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi

@@ -231,6 +231,7 @@ complete -c dractl -n __fish_use_subcommand -a allocate -d 'Dry-run kube-schedul
 complete -c dractl -n __fish_use_subcommand -a env -d 'Resolve device attributes into container env after a dry run (dractl\'s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
 complete -c dractl -n __fish_use_subcommand -a gates -d 'Print every feature gate dractl knows for a release, with stage, default and lock.'
 complete -c dractl -n __fish_use_subcommand -a capacity -d 'Availability per pool (KEP-5677\'s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
+complete -c dractl -n __fish_use_subcommand -a dump -d 'Capture an inventory for `dractl allocate -i` or a bug report.'
 complete -c dractl -n __fish_use_subcommand -a inventories -d 'List the built-in sample inventories (use with --inventory builtin:NAME).'
 complete -c dractl -n __fish_use_subcommand -a codes -d 'List every finding code dractl can report, with its severity and meaning.'
 complete -c dractl -n __fish_use_subcommand -a completion -d 'Print a shell completion script (commands, options, values, finding codes).'
@@ -323,6 +324,10 @@ complete -c dractl -n '__fish_seen_subcommand_from capacity' -l no-color -d 'Nev
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -s q -l quiet -d 'Print only errors and the result.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -F
+complete -c dractl -n '__fish_seen_subcommand_from dump' -s w -l write -x -d 'Write the trimmed inventory to FILE (default: stdout).'
+complete -c dractl -n '__fish_seen_subcommand_from dump' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
+complete -c dractl -n '__fish_seen_subcommand_from dump' -s h -l help -d 'Show this message and exit.'
+complete -c dractl -n '__fish_seen_subcommand_from dump' -F
 complete -c dractl -n '__fish_seen_subcommand_from inventories' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from codes' -s o -l output -x -a 'text json markdown' -d 'Output format: text, json or markdown (a table).'
 complete -c dractl -n '__fish_seen_subcommand_from codes' -s h -l help -d 'Show this message and exit.'

@@ -249,6 +249,7 @@ _dractl() {
         'env:Resolve device attributes into container env after a dry run (dractl'\''s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
         'gates:Print every feature gate dractl knows for a release, with stage, default and lock.'
         'capacity:Availability per pool (KEP-5677'\''s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
+        'dump:Capture an inventory for `dractl allocate -i` or a bug report.'
         'inventories:List the built-in sample inventories (use with --inventory builtin:NAME).'
         'codes:List every finding code dractl can report, with its severity and meaning.'
         'completion:Print a shell completion script (commands, options, values, finding codes).'
@@ -361,6 +362,13 @@ _dractl() {
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests placed first (files, directories or - for stdin):_files' && ret=0
+          ;;
+        dump)
+          _arguments -s \
+            '(-w --write)'{-w,--write}'[Write the trimmed inventory to FILE (default: stdout).]:write: ' \
+            '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
+            '(- *)'{-h,--help}'[Show this message and exit.]' \
+            '1:the output of the printed kubectl command: a file, or - for stdin:_files' && ret=0
           ;;
         inventories)
           _arguments -s \

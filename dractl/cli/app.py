@@ -14,6 +14,7 @@ from dractl import __version__
 from dractl.cli import common
 from dractl.cli.allocate_cmd import allocate
 from dractl.cli.capacity_cmd import capacity
+from dractl.cli.dump_cmd import dump
 from dractl.cli.env_cmd import env
 from dractl.cli.gates_cmd import gates
 from dractl.cli.validate_cmd import validate
@@ -48,6 +49,7 @@ app.command("allocate")(allocate)
 app.command("env")(env)
 app.command("gates")(gates)
 app.command("capacity")(capacity)
+app.command("dump")(dump)
 
 
 @app.command("inventories")
