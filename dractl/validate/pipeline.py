@@ -254,30 +254,23 @@ def deduplicate(found: list[Finding]) -> list[Finding]:
     """The same field reported once (issue #16): a `Required value` at a path says all there is
     about that path and everything under it (an empty string is not also "invalid", a missing
     pool has no missing name), and a field dropped for a disabled gate is not also reported as
-    missing on the object that held it."""
-    required = [f.path for f in found if _bare_required(f)]
+    missing on the object that held it. Linear in the findings (times the path depth)."""
+    first_required: dict[tuple, Finding] = {}
+    for f in found:
+        if _bare_required(f):
+            first_required.setdefault(f.path, f)
     dropped = {f.path[:-1] for f in found if f.code == "DRA1910" and len(f.path) > 1}
     out: list[Finding] = []
     for f in found:
         path = f.path
-        if path and any(len(r) <= len(path) and path[:len(r)] == r for r in required) \
-                and not _is_first_required(f, found, required):
-            continue
+        covering = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in first_required),
+                        None)
+        if covering is not None and first_required[covering] is not f:
+            continue  # a shorter (or earlier) Required value already says it
         if path in dropped and f.code != "DRA1910":
             continue
         out.append(f)
     return out
-
-
-def _is_first_required(f: Finding, found: list[Finding], required: list) -> bool:
-    """f is the one finding kept for its path: the first `Required value` at the shortest
-    required path covering it."""
-    covering = [r for r in required if len(r) <= len(f.path) and f.path[:len(r)] == r]
-    shortest = min(covering, key=len)
-    if f.path != shortest or not _bare_required(f):
-        return False
-    first = next(g for g in found if g.path == shortest and _bare_required(g))
-    return first is f
 
 
 def _bare_required(f: Finding) -> bool:
