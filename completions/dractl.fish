@@ -212,7 +212,19 @@ function __dractl_codes
         DRA6101 'env ref: no selector of the request or its DeviceClass guarantees the attribute, so a chosen device may lack it' \
         DRA6102 'env ref without deviceIndex on a request that can get several devices: the value is a comma-joined list' \
         DRA6103 'env ref on a firstAvailable request: some alternatives do not guarantee the attribute' \
-        DRA6104 'a container defines the same env var twice (the last one wins)'
+        DRA6104 'a container defines the same env var twice (the last one wins)' \
+        DRA7001 'inventory objects left out of the dry run because they cannot be used (the devices they publish are not counted)' \
+        DRA7101 'inventory lint: a selector reads an attribute that no device it can match publishes (CEL runtime error)' \
+        DRA7102 'inventory lint: a selector addresses an attribute as device.attributes["domain/name"] instead of device.attributes["domain"].name' \
+        DRA7103 'inventory lint: an attribute published by only some devices is read without a has() guard' \
+        DRA7104 'inventory lint: a selector compares an attribute with a value no device has' \
+        DRA7105 'inventory lint: no device in the inventory satisfies a DeviceClass' \
+        DRA7106 'inventory lint: a selector reads a capacity that no device it can match publishes' \
+        DRA7201 'inventory lint: a device consumes a counter set (or counter) its pool does not define: the allocator treats the pool as invalid' \
+        DRA7202 'inventory lint: two devices of one pool have the same name: the allocator treats the pool as invalid' \
+        DRA7203 'inventory lint: two ResourceSlices of one pool have the same name' \
+        DRA7204 'inventory lint: a pool\'s resourceSliceCount does not match the slices of its newest generation (the pool is incomplete)' \
+        DRA7205 'inventory lint: one piece of hardware (the same PCI bus ID on one node) is published by two drivers'
 end
 
 function __dractl_inventories
@@ -238,10 +250,13 @@ complete -c dractl -n __fish_use_subcommand -a allocate -d 'Dry-run kube-schedul
 complete -c dractl -n __fish_use_subcommand -a env -d 'Resolve device attributes into container env after a dry run (dractl\'s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
 complete -c dractl -n __fish_use_subcommand -a gates -d 'Print every feature gate dractl knows for a release, with stage, default and lock.'
 complete -c dractl -n __fish_use_subcommand -a capacity -d 'Availability per pool (KEP-5677\'s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
+complete -c dractl -n __fish_use_subcommand -a dump -d 'Capture an inventory for `dractl allocate -i` or a bug report.'
 complete -c dractl -n __fish_use_subcommand -a inventories -d 'List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME` prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up.'
 complete -c dractl -n __fish_use_subcommand -a codes -d 'List every finding code dractl can report, or explain one: `dractl codes DRA1009`.'
 complete -c dractl -n __fish_use_subcommand -a completion -d 'Print a shell completion script (commands, options, values, finding codes).'
 complete -c dractl -n __fish_use_subcommand -a version -d 'Print the version (-o json: with the Kubernetes versions and schemas it carries).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state to check the manifests against (repeatable): files or a built-in inventory.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l strict-inventory -d 'Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s o -l output -x -a 'text json junit sarif github' -d 'Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l kube-version -x -a '1.34 1.35 1.36 1.37 1.38' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
@@ -277,6 +292,7 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l node-order -x -a
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l explain -x -d 'Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l timeout -x -d 'Seconds the allocator may search per pod and node (kube-scheduler\'s filterTimeout).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-controller-simulation -d 'Do not create claims from templates (report \'ResourceClaim not created yet\').'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l strict-inventory -d 'Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden -r -F -d 'Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l update -d 'With --golden: write FILE instead.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden-allow-outside -d 'Allow a --golden FILE outside the working directory\'s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).'
@@ -358,6 +374,10 @@ complete -c dractl -n '__fish_seen_subcommand_from capacity' -l no-color -d 'Nev
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -s q -l quiet -d 'Print only errors and the result.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -F
+complete -c dractl -n '__fish_seen_subcommand_from dump' -s w -l write -x -d 'Write the trimmed inventory to FILE (default: stdout).'
+complete -c dractl -n '__fish_seen_subcommand_from dump' -l max-file-size -x -d 'Skip (with an error) files larger than this.'
+complete -c dractl -n '__fish_seen_subcommand_from dump' -s h -l help -d 'Show this message and exit.'
+complete -c dractl -n '__fish_seen_subcommand_from dump' -F
 complete -c dractl -n '__fish_seen_subcommand_from inventories' -s o -l output -x -a 'text json' -d 'Output format of the list: text or json.'
 complete -c dractl -n '__fish_seen_subcommand_from inventories' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from inventories' -F

@@ -216,6 +216,18 @@ _dractl_codes() {
     'DRA6102:env ref without deviceIndex on a request that can get several devices: the value is a comma-joined list'
     'DRA6103:env ref on a firstAvailable request: some alternatives do not guarantee the attribute'
     'DRA6104:a container defines the same env var twice (the last one wins)'
+    'DRA7001:inventory objects left out of the dry run because they cannot be used (the devices they publish are not counted)'
+    'DRA7101:inventory lint: a selector reads an attribute that no device it can match publishes (CEL runtime error)'
+    'DRA7102:inventory lint: a selector addresses an attribute as device.attributes["domain/name"] instead of device.attributes["domain"].name'
+    'DRA7103:inventory lint: an attribute published by only some devices is read without a has() guard'
+    'DRA7104:inventory lint: a selector compares an attribute with a value no device has'
+    'DRA7105:inventory lint: no device in the inventory satisfies a DeviceClass'
+    'DRA7106:inventory lint: a selector reads a capacity that no device it can match publishes'
+    'DRA7201:inventory lint: a device consumes a counter set (or counter) its pool does not define: the allocator treats the pool as invalid'
+    'DRA7202:inventory lint: two devices of one pool have the same name: the allocator treats the pool as invalid'
+    'DRA7203:inventory lint: two ResourceSlices of one pool have the same name'
+    'DRA7204:inventory lint: a pool'\''s resourceSliceCount does not match the slices of its newest generation (the pool is incomplete)'
+    'DRA7205:inventory lint: one piece of hardware (the same PCI bus ID on one node) is published by two drivers'
   )
   _describe -t codes 'finding code' codes
 }
@@ -256,6 +268,7 @@ _dractl() {
         'env:Resolve device attributes into container env after a dry run (dractl'\''s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
         'gates:Print every feature gate dractl knows for a release, with stage, default and lock.'
         'capacity:Availability per pool (KEP-5677'\''s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
+        'dump:Capture an inventory for `dractl allocate -i` or a bug report.'
         'inventories:List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME` prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up.'
         'codes:List every finding code dractl can report, or explain one: `dractl codes DRA1009`.'
         'completion:Print a shell completion script (commands, options, values, finding codes).'
@@ -268,6 +281,8 @@ _dractl() {
       case $line[1] in
         validate)
           _arguments -s \
+            '*'{-i,--inventory}'[Cluster state to check the manifests against (repeatable): files or a built-in inventory.]:inventory:_dractl_inventory' \
+            '--strict-inventory[Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.]' \
             '(-o --output)'{-o,--output}'[Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json junit sarif github)' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
@@ -306,6 +321,7 @@ _dractl() {
             '--explain[Per-node, per-request, per-device reasoning for this pod, or for the pods using this claim (name, namespace/name, or * for all).]:explain: ' \
             '--timeout[Seconds the allocator may search per pod and node (kube-scheduler'\''s filterTimeout).]:timeout: ' \
             '--no-controller-simulation[Do not create claims from templates (report '\''ResourceClaim not created yet'\'').]' \
+            '--strict-inventory[Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
             '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
@@ -396,6 +412,13 @@ _dractl() {
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '(- *)'{-h,--help}'[Show this message and exit.]' \
             '*:manifests placed first (files, directories or - for stdin):_files' && ret=0
+          ;;
+        dump)
+          _arguments -s \
+            '(-w --write)'{-w,--write}'[Write the trimmed inventory to FILE (default: stdout).]:write: ' \
+            '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
+            '(- *)'{-h,--help}'[Show this message and exit.]' \
+            '1:the output of the printed kubectl command: a file, or - for stdin:_files' && ret=0
           ;;
         inventories)
           _arguments -s \

@@ -53,6 +53,7 @@ def allocate(
     no_controller_simulation: bool = typer.Option(
         False, "--no-controller-simulation",
         help="Do not create claims from templates (report 'ResourceClaim not created yet')."),
+    strict_inventory: bool = common.STRICT_INVENTORY_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
     update: bool = common.UPDATE_OPTION,
     golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
@@ -104,7 +105,8 @@ def allocate(
                           simulate_controllers=not no_controller_simulation)
 
     def run_one(version):
-        return dry_run(paths or [], settings(version).check_options(progress=not quiet, apply_strict=True),
+        return dry_run(paths or [], settings(version).check_options(progress=not quiet, apply_strict=True,
+                                                             strict_inventory=strict_inventory),
                        dry, command=ALLOCATE)
 
     with common.deadline_scope(deadline):

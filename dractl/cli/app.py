@@ -14,6 +14,7 @@ from dractl import __version__
 from dractl.cli import common
 from dractl.cli.allocate_cmd import allocate
 from dractl.cli.capacity_cmd import capacity
+from dractl.cli.dump_cmd import dump
 from dractl.cli.env_cmd import env
 from dractl.cli.gates_cmd import gates
 from dractl.cli.validate_cmd import validate
@@ -61,6 +62,7 @@ app.command("allocate", short_help="Dry-run scheduling: which node and devices e
 app.command("env", short_help="Env values containers would see from device attributes.")(env)
 app.command("gates", short_help="Feature gates of a Kubernetes release: stage, default, lock.")(gates)
 app.command("capacity", short_help="What is left per pool and node; how many more pods fit.")(capacity)
+app.command("dump", short_help="Print the kubectl command for an inventory, or trim its output.")(dump)
 
 
 class ListFormat(str, Enum):

@@ -112,8 +112,8 @@ class Settings:
     extra_ignore: Callable[[str], frozenset] | None = None
     kinds: object = None  # dractl.validate.pipeline.KindFilter, or None
 
-    def check_options(self, *, progress: bool = False,
-                      apply_strict: bool = False) -> "CheckOptions":
+    def check_options(self, *, progress: bool = False, apply_strict: bool = False,
+                      strict_inventory: bool = False) -> "CheckOptions":
         """apply_strict: this command honours --strict / strict in .dractl.yaml (validate and
         allocate do; env and capacity report values, not findings)."""
         from dractl.pipeline import CheckOptions
@@ -121,7 +121,7 @@ class Settings:
         return CheckOptions(gates=self.gates, limits=self.limits, ignore=self.ignore,
                             strict=apply_strict and self.strict, jobs=self.jobs, exclude=self.exclude,
                             extra_ignore=self.extra_ignore, explicit_excluded=self.force_exclude,
-                            progress=progress, kinds=self.kinds)
+                            progress=progress, kinds=self.kinds, strict_inventory=strict_inventory)
 
 
 def load_config(config_path: str | None, no_config: bool) -> "Config":
@@ -366,3 +366,7 @@ def deadline_scope(seconds: float):
     if not seconds > 0:
         raise UsageError("--deadline must be positive")
     return Deadline(seconds)
+STRICT_INVENTORY_OPTION = typer.Option(
+    False, "--strict-inventory",
+    help="Report errors on inventory objects (-i, or objects with a status) as errors; by "
+         "default they are warnings, since the objects already exist in the cluster.")

@@ -14,6 +14,13 @@ ValidateFormat, OUTPUT_OPTION = common.output_option("validate")
 def validate(
     paths: List[str] = typer.Argument(..., metavar="PATH",
                                       help="Files, directories (recursive) or - for stdin."),
+    inventory: Optional[List[str]] = typer.Option(
+        None, "--inventory", "-i", metavar="PATH|builtin:NAME",
+        autocompletion=common.complete_inventory,
+        help="Cluster state to check the manifests against (repeatable): files or a built-in "
+             "inventory. Adds dractl's inventory lints (DRA7xxx); without it, no inventory is "
+             "read (inventory in .dractl.yaml is for allocate)."),
+    strict_inventory: bool = common.STRICT_INVENTORY_OPTION,
     output: ValidateFormat = OUTPUT_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
@@ -47,7 +54,7 @@ def validate(
     Exit status: 0 no errors, 1 errors found (warnings too with --strict) or, with --golden, the
     output differs from FILE; 2 usage error or unreadable input.
     """
-    from dractl.pipeline import check
+    from dractl.pipeline import check_with_inventory
 
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
@@ -58,7 +65,9 @@ def validate(
                                select=select, skip_kinds=skip_kinds, reject_kinds=reject_kinds)
 
     def run_one(version):
-        return check(paths, settings(version).check_options(progress=not quiet, apply_strict=True))
+        options = settings(version).check_options(progress=not quiet, apply_strict=True,
+                                                  strict_inventory=strict_inventory)
+        return check_with_inventory(paths, options, list(inventory or ()))
 
     with common.deadline_scope(deadline):
         if upgrade_releases:

@@ -29,7 +29,8 @@ from dractl.load.loader import load_items
 from dractl.load.reader import Source
 from dractl.pipeline.result import DocInfo
 from dractl.pipeline.sources import select_sources
-from dractl.validate.pipeline import Validated, makes_unusable, validate_documents
+from dractl.validate.pipeline import (NO_INVENTORY, InventoryPolicy, Validated, record,
+                                      validate_documents)
 
 # Below this many files, worker processes cost more than they save.
 PARALLEL_MIN_FILES = 200
@@ -59,6 +60,7 @@ class _ChunkResult:
     findings: list[Finding]
     documents: list[Document]        # validated documents (known kinds), input order
     invalid: list[int]               # indexes into documents with errors
+    invalid_codes: list[tuple]       # for each of those, the codes that made it unusable
     docs: list[DocInfo]
     usage_errors: list[str]
     io_errors: int
@@ -80,7 +82,7 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                    extra_ignore: Callable[[str], frozenset] | None = None,
                    explicit_excluded: bool = False, progress: bool = False,
                    aliases: dict[str, str] | None = None, stdin: BinaryIO | None = None,
-                   kinds=None) -> Run:
+                   kinds=None, inventory: InventoryPolicy = NO_INVENTORY) -> Run:
     """Load and validate `paths` (like load_paths + validate_documents, plus excludes).
 
     exclude(name): skip a file found by walking a directory (and, with explicit_excluded, a file
@@ -99,7 +101,7 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
         return _validate_paths(paths, limits=limits, gates=gates, ignore=ignore, jobs=jobs,
                                exclude=exclude, extra_ignore=extra_ignore,
                                explicit_excluded=explicit_excluded, progress=progress,
-                               aliases=aliases, stdin=stdin, kinds=kinds)
+                               aliases=aliases, stdin=stdin, kinds=kinds, inventory=inventory)
     finally:
         if collecting:
             if _short_lived():
@@ -119,7 +121,8 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                     exclude: Callable[[str], bool] | None,
                     extra_ignore: Callable[[str], frozenset] | None,
                     explicit_excluded: bool, progress: bool,
-                    aliases: dict[str, str] | None, stdin: BinaryIO | None, kinds=None) -> Run:
+                    aliases: dict[str, str] | None, stdin: BinaryIO | None, kinds=None,
+                    inventory: InventoryPolicy = NO_INVENTORY) -> Run:
     ignore = frozenset(ignore)
     items = select_sources(paths, limits, stdin=stdin, exclude=exclude,
                            explicit_excluded=explicit_excluded, aliases=aliases)
@@ -133,8 +136,8 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     chunks = list(_chunks(items, size, ignore_for))
     bar = _Progress(_count_files(items), enabled=progress)
     if not processes:
-        return _in_this_process(chunks, limits, gates, ignore_for, bar, kinds)
-    return _in_processes(chunks, limits, gates, ignore_for, bar, jobs, kinds)
+        return _in_this_process(chunks, limits, gates, ignore_for, bar, kinds, inventory)
+    return _in_processes(chunks, limits, gates, ignore_for, bar, jobs, kinds, inventory)
 
 
 def use_processes(items: list, jobs: int) -> bool:
@@ -147,26 +150,28 @@ def use_processes(items: list, jobs: int) -> bool:
 
 
 def _in_this_process(chunks, limits: Limits, gates: FeatureGates, ignore_for,
-                     bar: "_Progress", kinds=None) -> Run:
+                     bar: "_Progress", kinds=None,
+                     inventory: InventoryPolicy = NO_INVENTORY) -> Run:
     try:
         results = []
         for chunk_items, chunk_ignore in chunks:
-            results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore, kinds))
+            results.append(_check_chunk(chunk_items, limits, gates, chunk_ignore, kinds, inventory))
             bar.advance(_count_files(chunk_items))
     finally:
         bar.stop()
-    return _merge(results, gates, ignore_for, _locate_here)
+    return _merge(results, gates, ignore_for, _locate_here, inventory)
 
 
 def _in_processes(chunks, limits: Limits, gates: FeatureGates, ignore_for, bar: "_Progress",
-                  jobs: int, kinds=None) -> Run:
+                  jobs: int, kinds=None, inventory: InventoryPolicy = NO_INVENTORY) -> Run:
     pool = _make_pool(min(jobs, len(chunks)))
     try:
         try:
-            results = _run_parallel(chunks, limits, gates, pool, bar, kinds)
+            results = _run_parallel(chunks, limits, gates, pool, bar, kinds, inventory)
         finally:
             bar.stop()
-        return _merge(results, gates, ignore_for, lambda pairs: _locate_in_pool(pairs, pool, jobs))
+        return _merge(results, gates, ignore_for, lambda pairs: _locate_in_pool(pairs, pool, jobs),
+                      inventory)
     except BaseException:
         if pool is not None:
             _end_workers(pool)
@@ -210,13 +215,15 @@ def _count_files(items) -> int:
 
 
 def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
-                 kinds=None) -> _ChunkResult:
+                 kinds=None, inventory: InventoryPolicy = NO_INVENTORY) -> _ChunkResult:
     load = load_items(items, limits)
-    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds)
+    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds, inventory=inventory)
+    invalid = [i for i, d in enumerate(validated.documents) if id(d) in validated.invalid]
     return _ChunkResult(
         findings=validated.findings,
         documents=validated.documents,
-        invalid=[i for i, d in enumerate(validated.documents) if id(d) in validated.invalid],
+        invalid=invalid,
+        invalid_codes=[validated.invalid.codes.get(id(validated.documents[i]), ()) for i in invalid],
         docs=[DocInfo.of(d) for d in load.documents],
         usage_errors=load.usage_errors, io_errors=load.io_errors, files=load.files,
         documents_read=load.documents_read, skipped=validated.skipped)
@@ -267,9 +274,10 @@ def _end_workers(pool) -> None:
             pass
 
 
-def _check_chunk_in_worker(items, limits, gates, ignore, kinds=None) -> _ChunkResult:
+def _check_chunk_in_worker(items, limits, gates, ignore, kinds=None,
+                           inventory=NO_INVENTORY) -> _ChunkResult:
     # PositionIndex pickles without its caches (its __getstate__), so results stay small.
-    return _check_chunk(items, limits, gates, ignore, kinds)
+    return _check_chunk(items, limits, gates, ignore, kinds, inventory)
 
 
 def _make_pool(workers: int):
@@ -284,7 +292,8 @@ def _make_pool(workers: int):
 _POOL_BROKEN = (OSError, EOFError, MemoryError, RuntimeError)
 
 
-def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None) -> list[_ChunkResult]:
+def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None,
+                  inventory: InventoryPolicy = NO_INVENTORY) -> list[_ChunkResult]:
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
@@ -294,7 +303,7 @@ def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None) -> 
         try:
             for i, (items, chunk_ignore) in enumerate(chunks):
                 futures[pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore,
-                                    kinds)] = i
+                                    kinds, inventory)] = i
         except (BrokenProcessPool, *_POOL_BROKEN):
             pass  # whatever was not submitted runs below, in this process
         pending = set(futures)
@@ -311,7 +320,7 @@ def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None) -> 
     for i, result in enumerate(results):
         if result is None:
             items, chunk_ignore = chunks[i]
-            results[i] = _check_chunk(items, limits, gates, chunk_ignore, kinds)
+            results[i] = _check_chunk(items, limits, gates, chunk_ignore, kinds, inventory)
             bar.advance(_count_files(items))
     return results  # type: ignore[return-value]
 
@@ -370,13 +379,16 @@ def _locate_in_pool(pairs: list[tuple[Document, tuple]], pool, jobs: int) -> lis
     return [p if p is not None else pairs[i][0].locate(pairs[i][1]) for i, p in enumerate(out)]
 
 
-def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate) -> Run:
+def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate,
+           inventory: InventoryPolicy = NO_INVENTORY) -> Run:
     out = Validated()
     run = Run(validated=out)
     for r in results:
         base = len(out.documents)
         out.documents.extend(r.documents)
-        out.invalid.update(id(out.documents[base + i]) for i in r.invalid)
+        for i, codes in zip(r.invalid, r.invalid_codes):
+            for code in codes:
+                out.invalid.mark(id(out.documents[base + i]), code)
         out.findings.extend(r.findings)
         for kind, count in (r.skipped or {}).items():
             out.skipped[kind] = out.skipped.get(kind, 0) + count
@@ -386,12 +398,13 @@ def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate)
         run.files += r.files
         run.documents_read += r.documents_read
     out.files, out.documents_read = run.files, run.documents_read
-    _check_references(out, gates, ignore_for, locate)
+    _check_references(out, gates, ignore_for, locate, inventory)
     out.findings.sort(key=Finding.sort_key)
     return run
 
 
-def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -> None:
+def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate,
+                      inventory: InventoryPolicy) -> None:
     from dractl.validate.pipeline import cross_document_findings
 
     if not out.documents:
@@ -401,11 +414,7 @@ def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate) -
             if f.code not in ignore_for(out.documents[index].file)]
     positions = locate([(doc, f.path) for doc, f in kept])
     for (doc, f), (line, column) in zip(kept, positions):
-        out.findings.append(f.located(file=doc.file, line=line, column=column,
-                                      api_version=doc.api_version, kind=doc.kind,
-                                      namespace=doc.namespace, name=doc.name))
-        if makes_unusable(f):
-            out.invalid.add(id(doc))
+        record(out, doc, f, line, column, inventory)
 
 
 class _Progress:

@@ -12,6 +12,7 @@ process pool (dractl.pipeline.executor) -> cross-document references -> [dry run
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Callable
 
@@ -40,6 +41,7 @@ class CheckOptions:
     progress: bool = False               # a progress bar on a terminal's stderr
     stdin: BinaryIO | None = None        # what "-" reads (default: sys.stdin)
     kinds: "KindFilter | None" = None    # --skip-kinds / --reject-kinds
+    strict_inventory: bool = False       # errors on inventory objects stay errors
 
 
 @dataclass
@@ -55,20 +57,46 @@ class DryRunOptions:
 
 
 def check(paths: list[str], options: CheckOptions, *,
-          aliases: dict[str, str] | None = None) -> Result:
-    """Load and validate `paths` (files, directories, - for stdin)."""
+          aliases: dict[str, str] | None = None, inventory: list[str] | tuple = ()) -> Result:
+    """Load and validate `paths` (files, directories, - for stdin).
+
+    inventory: those of `paths` that describe cluster state (-i): their objects' findings are
+    warnings (unless options.strict_inventory) and only findings on what the allocator reads
+    leave an object out (dractl.validate.pipeline.makes_unusable)."""
     from dractl.pipeline.executor import validate_paths
+    from dractl.validate.pipeline import InventoryPolicy
+
+    policy = InventoryPolicy(inventory_sources(inventory, aliases), options.strict_inventory)
 
     run = validate_paths(list(paths), limits=options.limits, gates=options.gates,
                          ignore=options.ignore, jobs=options.jobs, exclude=options.exclude,
                          extra_ignore=options.extra_ignore,
                          explicit_excluded=options.explicit_excluded, progress=options.progress,
-                         aliases=aliases, stdin=options.stdin, kinds=options.kinds)
+                         aliases=aliases, stdin=options.stdin, kinds=options.kinds, inventory=policy)
     findings = run.validated.findings
     if options.strict:
-        findings = [f.located(severity=ERROR) if f.severity == WARNING else f for f in findings]
+        # --strict is about what the user applies; inventory findings follow --strict-inventory.
+        findings = [f.located(severity=ERROR)
+                    if f.severity == WARNING and not policy.from_inventory_file(f.file) else f
+                    for f in findings]
     return Result(VALIDATE, findings, run.validated, run.docs, run.files, run.documents_read,
                   run.usage_errors, run.io_errors, gates=options.gates)
+
+
+def check_with_inventory(paths: list[str], options: CheckOptions,
+                         inventory: list[str]) -> Result:
+    """`validate -i`: check(inventory + paths), then dractl's inventory lints (DRA7xxx) of the
+    manifests against what the inventory publishes. Without an inventory this is check()."""
+    if not inventory:
+        return check(paths, options)
+    from dractl.pipeline.sources import resolve_inventory
+    from dractl.validate.inventorylints import add_inventory_lints
+
+    aliases: dict[str, str] = {}
+    resolved = resolve_inventory(list(inventory), aliases)
+    result = check(resolved + list(paths), options, aliases=aliases, inventory=resolved)
+    add_inventory_lints(result, inventory_sources(resolved, aliases), options)
+    return result
 
 
 def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
@@ -82,7 +110,7 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
     from dractl.pipeline.sources import resolve_inventory
 
     inventory = resolve_inventory(list(dry.inventory), aliases)
-    result = check(inventory + list(paths), options, aliases=aliases)
+    result = check(inventory + list(paths), options, aliases=aliases, inventory=inventory)
     result.command = command
     plan = _simulate(result.validated, options.gates, dry, progress=options.progress)
     if dry.node and dry.node not in plan.nodes:
@@ -91,6 +119,15 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
         raise UsageError(f"--node {dry.node}: no such node in the inputs (nodes: {shown}{more})")
     result.plan = plan
     return result
+
+
+def inventory_sources(paths, aliases: dict[str, str] | None) -> tuple:
+    """Inventory paths as findings name their files (builtin:NAME, <stdin> for -)."""
+    shown = []
+    for path in paths:
+        path = (aliases or {}).get(path, path)
+        shown.append("<stdin>" if path == "-" else os.path.normpath(path) if path else path)
+    return tuple(shown)
 
 
 def _simulate(validated, gates: FeatureGates, dry: DryRunOptions, progress: bool = False):

@@ -14,6 +14,7 @@ _CODE_MODULES = (
     "dractl.validate.rules",
     "dractl.validate.refs",
     "dractl.validate.envlints",
+    "dractl.validate.inventorylints",
     "dractl.simulate.reasons",
     "dractl.downward",
 )

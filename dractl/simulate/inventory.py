@@ -31,6 +31,7 @@ class _Collected:
         self.class_info: list[tuple] = []
         self.node_docs: list[Document] = []
         self.group_docs: list[Document] = []
+        self.left_out: list[Document] = []   # unusable cluster-state objects (reported once)
 
 
 def build_cluster(documents: Iterable[Document], gates, options, invalid: set[int],
@@ -41,6 +42,9 @@ def build_cluster(documents: Iterable[Document], gates, options, invalid: set[in
     found = _Collected()
     for doc in docs:
         _collect(cluster, found, doc)
+    if found.left_out:
+        from dractl.simulate.leftout import left_out_reasons
+        plan.reasons.extend(left_out_reasons(found.left_out, invalid))
     # Workloads first: a PodGroup may take its policy from its Workload's template.
     for doc in sorted(found.group_docs, key=lambda d: d.kind != "Workload"):
         cluster.groups.add(doc)
@@ -62,6 +66,8 @@ def build_cluster(documents: Iterable[Document], gates, options, invalid: set[in
 def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:
     kind, group = doc.kind, doc.group
     bad = id(doc) in cluster.invalid
+    if bad and group == "resource.k8s.io" and kind in ("ResourceSlice", "DeviceClass", "DeviceTaintRule"):
+        found.left_out.append(doc)
     if group == "resource.k8s.io":
         data = to_v1(doc.data)
         try:

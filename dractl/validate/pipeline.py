@@ -24,10 +24,87 @@ C_NOT_SERVED = register("DRA0105", ERROR,
 NON_BLOCKING = frozenset({"DRA2010", "DRA2011", "DRA2012", "DRA2013"})
 
 
-def makes_unusable(finding: Finding) -> bool:
+def makes_unusable(finding: Finding, *, inventory: bool = False, kind: str = "") -> bool:
     """Whether a finding keeps its document out of the dry run. The one place this is decided:
-    the per-document checks here and the cross-document step of dractl.pipeline both ask it."""
-    return finding.severity == ERROR and finding.code not in NON_BLOCKING
+    the per-document checks here and the cross-document step of dractl.pipeline both ask it.
+
+    inventory: the document describes cluster state (given with -i, or it carries a status as
+    dumps do). Such an object exists, so only a finding on a field the allocator reads makes it
+    unusable; metadata, status bookkeeping and fields the server drops do not (issue #16)."""
+    if finding.severity != ERROR or finding.code in NON_BLOCKING:
+        return False
+    return not inventory or changes_what_allocator_reads(finding, kind)
+
+
+# Fields the API server drops rather than stores (strict decoding only): an object in a cluster
+# never has them, so an inventory object that shows them is read without them.
+DROPPED_BY_SERVER = frozenset({"DRA0101", "DRA1910"})
+# What the allocator reads of a claim's status: the allocation. reservedFor and device
+# conditions are bookkeeping of the controllers and the driver.
+_CLAIM_STATUS_READ = frozenset({"allocation"})
+
+
+def changes_what_allocator_reads(finding: Finding, kind: str) -> bool:
+    """Whether a finding on an inventory object concerns something the dry run uses."""
+    if finding.code in DROPPED_BY_SERVER:
+        return False
+    path = finding.path
+    if not path:
+        return True
+    if path[0] == "metadata":
+        return False
+    if path[0] == "status":
+        return kind == "ResourceClaim" and len(path) > 1 and path[1] in _CLAIM_STATUS_READ
+    return True
+
+
+C_LEFT_OUT = register("DRA7001", WARNING, "inventory objects left out of the dry run because "
+                      "they cannot be used (the devices they publish are not counted)", "dractl")
+
+
+@dataclass(frozen=True)
+class InventoryPolicy:
+    """Which inputs describe cluster state, and how strictly their findings count.
+
+    sources: file or directory names as shown in findings (builtin:NAME for built-ins, <stdin>
+    for -). strict: keep errors on inventory objects errors (--strict-inventory)."""
+
+    sources: tuple = ()
+    strict: bool = False
+
+    def covers(self, doc: Document) -> bool:
+        status = doc.data.get("status")
+        if isinstance(status, dict) and status and doc.kind in STATE_KINDS:
+            return True  # as dumped from a cluster: the server (or a controller) wrote it
+        return self.from_inventory_file(doc.file)
+
+    def from_inventory_file(self, name: str) -> bool:
+        for source in self.sources:
+            if name == source or name.startswith(source.rstrip("/") + "/"):
+                return True
+        return False
+
+
+NO_INVENTORY = InventoryPolicy()
+# Kinds whose objects with a status are cluster state wherever they are given (a Pod or a
+# Deployment with a status is still a workload to check).
+STATE_KINDS = frozenset({"ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule", "Node",
+                         "PodGroup", "Workload", "Namespace"})
+
+
+class Unusable(set):
+    """id() of documents the dry run leaves out, with the codes that decided it (for the
+    explanations that say which objects were left out and why)."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.codes: dict[int, tuple[str, ...]] = {}
+
+    def mark(self, doc_id: int, code: str) -> None:
+        self.add(doc_id)
+        known = self.codes.get(doc_id, ())
+        if code not in known:
+            self.codes[doc_id] = known + (code,)
 
 
 C_INTERNAL = register("DRA0999", ERROR, "internal error in a dractl check (please report it)",
@@ -61,7 +138,7 @@ class Validated:
 
     documents: list[Document] = field(default_factory=list)   # known kinds, served, in input order
     findings: list[Finding] = field(default_factory=list)
-    invalid: set[int] = field(default_factory=set)             # id() of documents with errors
+    invalid: Unusable = field(default_factory=Unusable)        # id() of unusable documents
     files: int = 0
     documents_read: int = 0
     skipped: dict[str, int] = field(default_factory=dict)      # kind -> documents not DRA-related
@@ -75,7 +152,8 @@ class Validated:
 
 def validate_documents(load: LoadResult, gates: FeatureGates, *,
                        ignore: Iterable[str] = (), refs: bool = True,
-                       kinds: KindFilter | None = None) -> Validated:
+                       kinds: KindFilter | None = None,
+                       inventory: "InventoryPolicy | None" = None) -> Validated:
     from dractl.validate.schema import SchemaSet  # heavy: schemas load lazily per kind
     from dractl.validate.rules import RuleContext, check_document
 
@@ -83,6 +161,7 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
     ctx = RuleContext(gates=gates, kube_version=gates.version)
     out = Validated(files=load.files, documents_read=load.documents_read)
     ignored = set(ignore)
+    policy = inventory or NO_INVENTORY
     out.findings.extend(f for f in load.findings if f.code not in ignored)
 
     for doc in load.documents:
@@ -93,7 +172,7 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
                        if not isinstance(v, str) or not v]
             found.append(Finding(ERROR, "DRA0003", f"{' and '.join(missing)} not set; document "
                                  "skipped", (missing[0],)))
-            _emit(out, doc, found, ignored)
+            _emit(out, doc, found, ignored, policy)
             continue
         if kinds is not None and kinds.rejects(api_version, kind):
             _emit(out, doc, [Finding(ERROR, C_REJECTED_KIND, f"kind {kind} ({api_version}) is "
@@ -108,7 +187,7 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             if unknown is None:  # a Service, an Ingress, a custom resource: not DRA's business
                 out.skipped[kind] = out.skipped.get(kind, 0) + 1
                 continue
-            _emit(out, doc, [unknown], ignored)
+            _emit(out, doc, [unknown], ignored, policy)
             continue
         if status == "not-served":
             serving = schemas.versions_serving(api_version, kind)
@@ -117,27 +196,27 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             found.append(Finding(ERROR, C_NOT_SERVED, f"{api_version} {kind} is not served by "
                                  f"Kubernetes {gates.version} ({where}); use --kube-version "
                                  "or convert the manifest", ("apiVersion",)))
-            _emit(out, doc, found, ignored)
+            _emit(out, doc, found, ignored, policy)
             continue
         checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])
         if len(checked) != 1 or not isinstance(checked[0], tuple):
             # The schema check itself failed: nothing is known about the document's types, so
             # no later stage may read it (it is reported, counted invalid, and goes no further).
-            _emit(out, doc, checked, ignored, force_invalid=True)
+            _emit(out, doc, checked, ignored, policy, force_invalid=True)
             continue
         schema_findings, drops = checked[0]
         view = _view(doc, drops)
         found.extend(schema_findings)
         found.extend(_guarded("rules", view, lambda: check_document(model_of(view), ctx)))
         out.documents.append(view)
-        _emit(out, view, found, ignored, identity=doc)
+        _emit(out, view, found, ignored, policy, identity=doc)
 
     if refs:
         by_doc: dict[int, list[Finding]] = {}
         for index, finding in cross_document_findings(out.documents, gates):
             by_doc.setdefault(index, []).append(finding)
         for index, found in by_doc.items():
-            _emit(out, out.documents[index], found, ignored)
+            _emit(out, out.documents[index], found, ignored, policy)
     out.findings.sort(key=Finding.sort_key)
     return out
 
@@ -256,18 +335,67 @@ def _view(doc: Document, drops: list[tuple]) -> Document:
     return Document(data, doc.file, doc.index, doc.line, doc.column, doc.prefix, doc.positions)
 
 
-def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str], *,
-          identity: Document | None = None, force_invalid: bool = False) -> None:
+def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str],
+          policy: "InventoryPolicy" = None, *, identity: Document | None = None,
+          force_invalid: bool = False) -> None:
     """Locate and record `found` on `doc`; `identity` is the document as written (its name and
     namespace, which the type-safe view may have dropped)."""
-    who = identity or doc
     if force_invalid:
-        out.invalid.add(id(doc))
-    found = collapse([f for f in found if f.code not in ignored])
-    places = doc.locate_many([f.path for f in found]) if found else []
-    for f, (line, column) in zip(found, places):
-        out.findings.append(f.located(
-            file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
-            namespace=who.namespace, name=who.name))
-        if makes_unusable(f):
-            out.invalid.add(id(doc))
+        out.invalid.mark(id(doc), "DRA0999")
+    kept = collapse(deduplicate([f for f in found if f.code not in ignored]))
+    places = doc.locate_many([f.path for f in kept]) if kept else []
+    for f, (line, column) in zip(kept, places):
+        record(out, doc, f, line, column, policy or NO_INVENTORY, who=identity or doc)
+
+
+def record(out: Validated, doc: Document, finding: Finding, line: int, column: int,
+           policy: "InventoryPolicy", who: Document | None = None) -> None:
+    """Add one located finding of `doc` to `out`, and leave the document out of the dry run if
+    the finding makes it unusable. Findings on objects given as inventory are warnings unless
+    the policy is strict: they describe what exists, not what the user is about to apply."""
+    inventory = policy.covers(doc)
+    shown = finding
+    # Demoted only for what was given as inventory: an object with a status among the
+    # manifests keeps its errors (they are still wrong), but is not dropped for bookkeeping.
+    if inventory and finding.severity == ERROR and not policy.strict \
+            and finding.code not in NEVER_DEMOTED and policy.from_inventory_file(doc.file):
+        shown = finding.located(severity=WARNING)
+    who = who or doc  # the document as written: the type-safe view may lack its name
+    out.findings.append(shown.located(
+        file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
+        namespace=who.namespace, name=who.name))
+    if makes_unusable(finding, inventory=inventory, kind=doc.kind):
+        out.invalid.mark(id(doc), finding.code)
+
+
+# Errors that are about dractl itself or about reading the file, not about the object.
+NEVER_DEMOTED = frozenset({"DRA0999", "DRA1999", "DRA0011"})
+
+
+def deduplicate(found: list[Finding]) -> list[Finding]:
+    """The same field reported once (issue #16): a `Required value` at a path says all there is
+    about that path and everything under it (an empty string is not also "invalid", a missing
+    pool has no missing name), and a field dropped for a disabled gate is not also reported as
+    missing on the object that held it. Linear in the findings (times the path depth)."""
+    first_required: dict[tuple, Finding] = {}
+    for f in found:
+        if _bare_required(f):
+            first_required.setdefault(f.path, f)
+    dropped = {f.path[:-1] for f in found if f.code == "DRA1910" and len(f.path) > 1}
+    out: list[Finding] = []
+    for f in found:
+        path = f.path
+        covering = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in first_required),
+                        None)
+        if covering is not None and first_required[covering] is not f:
+            continue  # a shorter (or earlier) Required value already says it
+        if path in dropped and f.code != "DRA1910":
+            continue
+        out.append(f)
+    return out
+
+
+def _bare_required(f: Finding) -> bool:
+    # "spec.pool: Required value" says a field is missing; "spec: Required value: exactly one
+    # of ..." is about a choice among fields and covers nothing else.
+    return bool(f.path) and f.message.rstrip().endswith("Required value")
