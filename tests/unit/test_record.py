@@ -1,6 +1,6 @@
 """FrozenRecord models behave exactly as the @dataclass(frozen=True) classes they replaced.
 
-For every FrozenRecord in dractl.api.resource, a reference dataclass is built from the same
+For every FrozenRecord in dractl.api.resource and dractl.models.workloads, a reference dataclass is built from the same
 __init__ signature; both get the same arguments and must agree on repr, ==, hash, frozenness,
 __match_args__, copy and pickle.
 """
@@ -16,9 +16,10 @@ import pytest
 
 from dractl.api import resource
 from dractl.api.record import FrozenRecord
+from dractl.models import workloads
 
-RECORDS = sorted((obj for obj in vars(resource).values()
-                  if isinstance(obj, type) and issubclass(obj, FrozenRecord) and obj is not FrozenRecord),
+RECORDS = sorted({obj for module in (resource, workloads) for obj in vars(module).values()
+                  if isinstance(obj, type) and issubclass(obj, FrozenRecord) and obj is not FrozenRecord},
                  key=lambda cls: cls.__name__)
 
 
@@ -42,7 +43,14 @@ def _values(names, seed):
 
 
 def test_every_model_class_is_covered():
-    assert len(RECORDS) >= 20
+    assert len(RECORDS) >= 29
+
+
+def test_mapping_defaults_are_fresh_per_object():
+    one, two = workloads.Node("a", {}), workloads.Node("b", {})
+    assert one.allocatable == {} and one.allocatable is not two.allocatable
+    tpl = workloads.ClaimTemplate("default", "t", None, None)
+    assert tpl.labels == {} == tpl.annotations and tpl.labels is not tpl.annotations
 
 
 @pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__name__)
