@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import sys
@@ -117,7 +118,7 @@ def main() -> None:
     try:
         # Standalone mode: the CLI library reports usage errors itself (exit status 2) and turns
         # typer.Exit into SystemExit with our status.
-        app(prog_name="dractl")
+        _app_for(sys.argv[1:])(prog_name="dractl")
     except common.UsageError as exc:
         typer.echo(f"dractl: {exc}", err=True)
         sys.exit(2)
@@ -135,6 +136,24 @@ def main() -> None:
         typer.echo(f"dractl: internal error: {type(exc).__name__}: {exc} "
                    "(run with --debug for details, and please report it)", err=True)
         sys.exit(2)
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app to run: when the first argument names a subcommand, the same app with only that
+    subcommand registered. typer builds the click command of every registered subcommand
+    (inspecting each function's options) on every run; a run reaches only one of them, and
+    its options, usage line, messages and exit statuses do not depend on the others. Anything
+    else (root options first, no subcommand, a typo that needs "no such command", shell
+    completion) gets the whole app."""
+    if not args or f"_{app.info.name.upper()}_COMPLETE" in os.environ:
+        return app
+    chosen = [info for info in app.registered_commands
+              if (info.name or info.callback.__name__) == args[0]]
+    if len(chosen) != 1:
+        return app
+    single = copy.copy(app)
+    single.registered_commands = chosen
+    return single
 
 
 def _safe_streams() -> None:

@@ -12,7 +12,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from typing import TYPE_CHECKING, Callable
 
 import typer
@@ -60,6 +59,8 @@ def golden(path: str, text: str, update: bool) -> bool:
         if not os.path.isdir(directory):
             raise common.UsageError(f"--golden {path}: directory {directory} does not exist")
         # Atomic: a crash or Ctrl-C never leaves a half-written golden file.
+        import tempfile  # here: only --update needs it (start-up, issue #19)
+
         try:
             fd, tmp = tempfile.mkstemp(prefix=".dractl-golden-", dir=directory)
         except OSError as exc:

@@ -1,6 +1,7 @@
 """FrozenRecord models behave exactly as the @dataclass(frozen=True) classes they replaced.
 
-For every FrozenRecord in dractl.api.resource and dractl.models.workloads, a reference dataclass is built from the same
+For every FrozenRecord in dractl.api.resource, dractl.models.workloads, dractl.config,
+dractl.pipeline.result and dractl.api.versions, a reference dataclass is built from the same
 __init__ signature; both get the same arguments and must agree on repr, ==, hash, frozenness,
 __match_args__, copy and pickle.
 """
@@ -16,9 +17,12 @@ import pytest
 
 from dractl.api import resource
 from dractl.api.record import FrozenRecord
+from dractl import config
+from dractl.api import versions
 from dractl.models import workloads
+from dractl.pipeline import result
 
-RECORDS = sorted({obj for module in (resource, workloads) for obj in vars(module).values()
+RECORDS = sorted({obj for module in (resource, workloads, config, result, versions) for obj in vars(module).values()
                   if isinstance(obj, type) and issubclass(obj, FrozenRecord) and obj is not FrozenRecord},
                  key=lambda cls: cls.__name__)
 
@@ -43,7 +47,7 @@ def _values(names, seed):
 
 
 def test_every_model_class_is_covered():
-    assert len(RECORDS) >= 29
+    assert len(RECORDS) >= 32
 
 
 def test_mapping_defaults_are_fresh_per_object():
