@@ -86,6 +86,14 @@ def html_render(out: Path) -> str:
             f"headless Chromium, self-check {check!r} (target < 3 s, every node shown) -> {verdict}")
 
 
+def describe(row: dict) -> str:
+    verdict = "MET" if row["ratio"] <= 1.5 and row["answer"] == row["expected"] else "NOT MET"
+    return (f"{row['case']}: --fit answers {row['answer']} (expected {row['expected']}) in "
+            f"{row['fit_wall']:.2f} s; allocate of {row['expected']} pods {row['allocate_wall']:.2f} s; "
+            f"x{row['ratio']:.2f} (target <= 1.5) -> {verdict}; against allocate of N+1 pods (the last one "
+            f"explained, like --fit's answer) {row['plus_one_wall']:.2f} s: x{row['plus_one_ratio']:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -93,11 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for row in run(args.out, args.runs):
-        verdict = "MET" if row["ratio"] <= 1.5 and row["answer"] == row["expected"] else "NOT MET"
-        print(f"{row['case']}: --fit answers {row['answer']} (expected {row['expected']}) in "
-              f"{row['fit_wall']:.2f} s; allocate of {row['expected']} pods {row['allocate_wall']:.2f} s; "
-              f"x{row['ratio']:.2f} (target <= 1.5) -> {verdict}; against allocate of N+1 pods (the last one "
-              f"explained, like --fit's answer) {row['plus_one_wall']:.2f} s: x{row['plus_one_ratio']:.2f}")
+        print(describe(row))
     print(html_render(args.out))
     return 0
 

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks import ratios as R
 from benchmarks import scenarios as S
 from benchmarks.corpus import validation_corpus
 
@@ -72,6 +73,7 @@ class Result:
     findings: int | None = None
     problems: list[str] = field(default_factory=list)
     baseline: dict = field(default_factory=dict)
+    parse: dict = field(default_factory=dict)   # the bare libyaml parse of the same input
 
     @property
     def wall(self) -> float:
@@ -93,7 +95,8 @@ class Result:
                 "stages_cpu": self.stages_cpu, "work_cpu_min": self.work_cpu,
                 "import": self.import_s, "scheduled": self.scheduled,
                 "claims_allocated": self.claims_allocated, "findings": self.findings,
-                "problems": self.problems, "baseline": self.baseline}
+                "problems": self.problems, "baseline": self.baseline,
+                "libyaml_parse": self.parse}
 
 
 # ---------------------------------------------------------------------- processes ---------------
@@ -167,16 +170,23 @@ def run_scenario(s: S.Scenario, runs: int, dractl: list[str], out: Path, stages:
     res = Result(s)
     command = "validate" if s.kind == "validate" else "allocate"
     output = out / f"{s.name}.output.json"
+    parse_runs: list[Run] = []
     for i in range(runs):
         run = measure(dractl + [command, s.directory, "-o", "json", *s.args], output)
         res.runs.append(run)
         log(".")
+        if R.wants_parse_baseline(s):  # alternately with dractl: load changes weigh on both
+            parse_runs.append(measure(R.parse_command(s.directory), out / "libyaml-parse.out"))
+            log("p")
         if i == 0:
             try:
                 _check_output(res, output)
             except (OSError, ValueError) as exc:
                 res.problems.append(f"no usable JSON output (exit {run.rc}; {run.stderr or exc})")
                 return res  # a crashing build is not worth timing again
+    if parse_runs:
+        res.parse = {"wall": statistics.median(r.wall for r in parse_runs),
+                     "cpu": statistics.median(r.cpu for r in parse_runs), "runs": len(parse_runs)}
     if stages:
         # As many in-process stage runs as end-to-end runs; each stage's median (a busy machine
         # slows single runs by up to half).
@@ -237,7 +247,7 @@ def _ratio(x: float) -> str:
 
 def table(results: list[Result]) -> str:
     head = ("scenario", "pods", "sched", "claims", "n", "wall s", "cpu s", "pods/s", "peak MB",
-            "load", "valid", "sim", "report", "sim pods/s", "vs baseline")
+            "load", "valid", "sim", "report", "sim pods/s", "vs libyaml", "vs baseline")
     rows = []
     for r in results:
         s, st = r.scenario, r.stages
@@ -250,7 +260,8 @@ def table(results: list[Result]) -> str:
                 vs = "(no kubernetes-validate)" if b.get("skipped") else "-"
             rows.append((s.name, f"{s.documents}d", "-", f"{r.findings}f", str(len(r.runs)),
                          _f(r.wall), _f(r.cpu), _f(rate, "{:.0f}") + "d", _f(r.rss, "{:.0f}"),
-                         _f(st.get("load")), _f(st.get("validate")), "-", _f(st.get("report")), "-", vs))
+                         _f(st.get("load")), _f(st.get("validate")), "-", _f(st.get("report")), "-", "-",
+                         vs))
             continue
         pods_s = s.pods / r.wall if r.wall else float("nan")
         sim = st.get("simulate")
@@ -259,6 +270,7 @@ def table(results: list[Result]) -> str:
                      _f(pods_s, "{:.0f}"), _f(r.rss, "{:.0f}"), _f(st.get("load")),
                      _f(st.get("validate")), _f(sim), _f(st.get("report")),
                      _f(s.pods / sim if sim else None, "{:.0f}"),
+                     f"x{r.wall / r.parse['wall']:.2f}" if r.parse.get("wall") else "-",
                      f"x{_ratio(pods_s / S.IN_CLUSTER_PODS_PER_SECOND)} vs 50 pods/s"))
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     line = lambda cells: "  ".join(str(c).ljust(w) if i == 0 or i == len(cells) - 1 else str(c).rjust(w)
@@ -366,6 +378,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "measurements (python -m benchmarks.micro)")
     p.add_argument("--json", type=Path, metavar="FILE", help="write all measurements as JSON "
                    "(default OUT/results.json)")
+    p.add_argument("--capacity", action="store_true", help="also run benchmarks/capacity_bench.py once "
+                   "(capacity --fit vs allocate on 5,000 pods, the HTML picture in headless Chromium)")
+    p.add_argument("--write-readme", nargs="?", type=Path, const=R.README, default=None, metavar="FILE",
+                   help="rewrite the generated performance block of FILE (default README.md) from "
+                        "this run's table, ratios and targets")
     return p
 
 
@@ -383,8 +400,9 @@ def main(argv: list[str] | None = None) -> int:
         suite = [(n, b) for n, b in suite if any(t in n for t in args.only)]
     dractl, dractl_desc = dractl_command()
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
-    print(f"dractl benchmarks: {dractl_desc}; Python {platform.python_version()}; {os.cpu_count()} CPUs; "
-          f"load average {load[0]:.2f} at start", flush=True)
+    context = (f"{dractl_desc}; Python {platform.python_version()}; {os.cpu_count()} CPUs; "
+               f"load average {load[0]:.2f} at start")
+    print(f"dractl benchmarks: {context}", flush=True)
 
     print(f"generating {len(suite)} scenarios into {out} ...", end="", flush=True)
     t = time.perf_counter()
@@ -403,13 +421,60 @@ def main(argv: list[str] | None = None) -> int:
         results.append(res)
         print(f" {time.perf_counter() - t:.1f} s", flush=True)
 
+    print_results(results)
+    micro = None if args.no_micro else run_micro(dractl, args.quick)
+    lines = targets(results, micro)
+    if lines:
+        print("targets (issue #9, stated for a 2-core machine):")
+        print("\n".join(lines))
+    rows = R.ratio_rows(results, micro)
+    if rows:
+        print("\nratios (issue #19; every baseline measured in this run, Go's stated):")
+        print(R.ratio_table(rows))
+    extra = run_capacity(out) if args.capacity else []
+    print("\n".join(extra))
+
+    if args.profile:
+        match = [s for s in scenarios if args.profile in s.name]
+        if match:
+            print_profile(match[0], out)
+        else:
+            print(f"--profile {args.profile}: no such scenario in this run")
+
+    path = args.json or out / "results.json"
+    path.write_text(json.dumps({"dractl": dractl_desc, "python": platform.python_version(),
+                                "cpus": os.cpu_count(), "results": [r.to_json() for r in results],
+                                "micro": micro, "ratios": rows, "capacity": extra}, indent=2) + "\n")
+    if args.write_readme:
+        R.write_readme(R.readme_block(f"Measured by `python -m benchmarks{_argv_text(argv)}`: " + context,
+                                      scenario_rows(results), rows, lines, extra), args.write_readme)
+        print(f"wrote the performance block of {args.write_readme}")
+    print(f"\n{len(results)} scenarios in {time.perf_counter() - started:.0f} s; measurements in {path}")
+    return 1 if any(r.problems for r in results) else 0
+
+
+def _argv_text(argv: list[str] | None) -> str:
+    """The options of this run as typed, without --write-readme [FILE] itself."""
+    args, shown = list(sys.argv[1:] if argv is None else argv), []
+    while args:
+        arg = args.pop(0)
+        if arg == "--write-readme":
+            if args and not args[0].startswith("-"):
+                args.pop(0)
+        elif not arg.startswith("--write-readme="):
+            shown.append(arg)
+    return (" " + " ".join(shown)) if shown else ""
+
+
+def print_results(results: list[Result]) -> None:
     print()
     print(table(results))
     print()
     print("columns: wall/cpu s = median end-to-end `dractl allocate|validate DIR -o json` (startup, load, "
           "validate, simulate, JSON output); pods/s = pods / wall (d = documents/s); peak MB = max RSS; "
           "load..report = seconds per stage, median of n in-process runs (python -m benchmarks.stages); "
-          "sim pods/s = pods / simulate stage; vs 50 pods/s = e2e pods/s over the in-cluster "
+          "sim pods/s = pods / simulate stage; vs libyaml = wall over a bare libyaml parse of the same "
+          "files, run alternately with it; vs 50 pods/s = e2e pods/s over the in-cluster "
           "scheduler_perf figure (reference, not measured here); n = runs.")
     for r in results:
         b = r.baseline
@@ -426,31 +491,45 @@ def main(argv: list[str] | None = None) -> int:
             print(f"problem: {r.scenario.name}: {p}")
         if r.scenario.note:
             print(f"note: {r.scenario.name}: {r.scenario.note}")
-    micro = None
-    if not args.no_micro:
-        from benchmarks import micro as micro_bench
-        print("micro: allocation and start-up ...", end="", flush=True)
-        micro = {"allocation": micro_bench.allocation_us(batches=3 if args.quick else 7),
-                 "startup_ms": micro_bench.startup_ms(dractl, runs=3 if args.quick else 9)}
-        print(" done", flush=True)
-    lines = targets(results, micro)
-    if lines:
-        print("targets (issue #9, stated for a 2-core machine):")
-        print("\n".join(lines))
 
-    if args.profile:
-        match = [s for s in scenarios if args.profile in s.name]
-        if match:
-            print_profile(match[0], out)
+
+def scenario_rows(results: list[Result]) -> list[list[str]]:
+    """The README's scenario table: the headline columns of `table`."""
+    rows = []
+    for r in results:
+        s = r.scenario
+        if s.kind == "validate":
+            b = r.baseline
+            vs = (f"x{_ratio((s.documents / r.wall) / b['docs_per_s'])} kubernetes-validate"
+                  if "docs_per_s" in b else "-")
+            size = f"{s.documents} docs"
         else:
-            print(f"--profile {args.profile}: no such scenario in this run")
+            vs = (f"x{r.wall / r.parse['wall']:.2f} libyaml parse" if r.parse.get("wall")
+                  else f"x{_ratio(s.pods / r.wall / S.IN_CLUSTER_PODS_PER_SECOND)} of 50 pods/s")
+            size = f"{r.scheduled}/{s.pods}"
+        rows.append([s.name + (" !" if r.problems else ""), size, str(len(r.runs)), _f(r.wall),
+                     _f(r.cpu), _f(r.rss, "{:.0f}"), vs])
+    return rows
 
-    path = args.json or out / "results.json"
-    path.write_text(json.dumps({"dractl": dractl_desc, "python": platform.python_version(),
-                                "cpus": os.cpu_count(), "results": [r.to_json() for r in results],
-                                "micro": micro}, indent=2) + "\n")
-    print(f"\n{len(results)} scenarios in {time.perf_counter() - started:.0f} s; measurements in {path}")
-    return 1 if any(r.problems for r in results) else 0
+
+def run_micro(dractl: list[str], quick: bool) -> dict:
+    from benchmarks import micro as micro_bench
+    print("micro: allocation and start-up ...", end="", flush=True)
+    micro = {"allocation": micro_bench.allocation_us(batches=3 if quick else 7),
+             "startup_ms": micro_bench.startup_ms(dractl, runs=3 if quick else 9),
+             "startup_ratios": micro_bench.startup_ratios(dractl, runs=5 if quick else 7)}
+    print(" done", flush=True)
+    return micro
+
+
+def run_capacity(out: Path) -> list[str]:
+    """benchmarks/capacity_bench.py, one run each: capacity --fit vs allocate, the HTML picture."""
+    from benchmarks import capacity_bench
+    print("capacity: --fit vs allocate, HTML picture ...", end="", flush=True)
+    lines = [capacity_bench.describe(row) for row in capacity_bench.run(out / "capacity", 1)]
+    lines.append(capacity_bench.html_render(out / "capacity"))
+    print(" done", flush=True)
+    return ["capacity (issue #17, one run each): " + line for line in lines]
 
 
 def print_profile(s: S.Scenario, out: Path, top: int = 25) -> None:

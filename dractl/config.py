@@ -22,11 +22,11 @@ Only the file's content decides anything: it is data, never code.
 """
 
 from __future__ import annotations
+from dractl.api.record import FrozenRecord
 
 import os
 import stat
 import re
-from dataclasses import dataclass, field
 
 import yaml
 
@@ -41,17 +41,21 @@ class ConfigError(Exception):
     """An unreadable or invalid config file (a usage error: exit status 2)."""
 
 
-@dataclass(frozen=True)
-class Config:
-    path: str | None = None                   # the file read, None when there is none
-    root: str = "."                           # directory that relative paths and globs start from
-    kube_version: str | None = None
-    feature_gates: tuple[tuple[str, bool], ...] = ()
-    inventory: tuple[str, ...] = ()           # as written ("builtin:NAME" or a path under root)
-    ignore: tuple[str, ...] = ()
-    strict: bool | None = None
-    exclude: tuple[str, ...] = ()
-    per_path_ignore: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+class Config(FrozenRecord):
+    __slots__ = ("path", "root", "kube_version", "feature_gates", "inventory", "ignore", "strict",
+                 "exclude", "per_path_ignore")
+
+    def __init__(self, path: str | None = None, root: str = ".", kube_version: str | None = None,
+                 feature_gates: tuple[tuple[str, bool], ...] = (), inventory: tuple[str, ...] = (),
+                 ignore: tuple[str, ...] = (), strict: bool | None = None,
+                 exclude: tuple[str, ...] = (),
+                 per_path_ignore: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> None:
+        # path: the file read, None when there is none; root: the directory that relative paths
+        # and globs start from; inventory: as written ("builtin:NAME" or a path under root).
+        # Set like a frozen dataclass's fields (FrozenRecord: no dataclass compile at start-up).
+        for name, value in zip(self.__slots__, (path, root, kube_version, feature_gates, inventory,
+                                                ignore, strict, exclude, per_path_ignore)):
+            object.__setattr__(self, name, value)
 
     def feature_gates_text(self) -> str:
         return ",".join(f"{name}={'true' if on else 'false'}" for name, on in self.feature_gates)

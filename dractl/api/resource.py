@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dractl.api.quantity import Quantity, QuantityError
+from dractl.api.record import FrozenRecord
 from dractl.api.values import AttributeValue, attribute_from_manifest
 
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
@@ -33,6 +34,7 @@ CONFIG_SOURCE_CLAIM = "FromClaim"
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+_set = object.__setattr__  # FrozenRecord __init__s set fields as a frozen dataclass's does
 
 
 def _empty_map() -> Mapping[str, Any]:
@@ -87,11 +89,13 @@ def _str_tuple_or_none(raw: Any) -> tuple[str, ...] | None:
 # -- core/v1 node selectors (used by slices, devices and allocation results) ------------------
 
 
-@dataclass(frozen=True)
-class NodeSelectorRequirement:
-    key: str
-    operator: str
-    values: tuple[str, ...] = ()
+class NodeSelectorRequirement(FrozenRecord):
+    __slots__ = ("key", "operator", "values")
+
+    def __init__(self, key: str, operator: str, values: tuple[str, ...] = ()) -> None:
+        _set(self, "key", key)
+        _set(self, "operator", operator)
+        _set(self, "values", values)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "NodeSelectorRequirement":
@@ -106,10 +110,13 @@ class NodeSelectorRequirement:
         return out
 
 
-@dataclass(frozen=True)
-class NodeSelectorTerm:
-    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
-    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+class NodeSelectorTerm(FrozenRecord):
+    __slots__ = ("match_expressions", "match_fields")
+
+    def __init__(self, match_expressions: tuple[NodeSelectorRequirement, ...] = (),
+                 match_fields: tuple[NodeSelectorRequirement, ...] = ()) -> None:
+        _set(self, "match_expressions", match_expressions)
+        _set(self, "match_fields", match_fields)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "NodeSelectorTerm":
@@ -126,9 +133,11 @@ class NodeSelectorTerm:
         return out
 
 
-@dataclass(frozen=True)
-class NodeSelector:
-    terms: tuple[NodeSelectorTerm, ...] = ()
+class NodeSelector(FrozenRecord):
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: tuple[NodeSelectorTerm, ...] = ()) -> None:
+        _set(self, "terms", terms)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "NodeSelector | None":
@@ -143,11 +152,13 @@ class NodeSelector:
 # -- DeviceClass --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class DeviceSelector:
+class DeviceSelector(FrozenRecord):
     """One selector; `cel_expression` is None when the selector has no `cel` member."""
 
-    cel_expression: str | None
+    __slots__ = ("cel_expression",)
+
+    def __init__(self, cel_expression: str | None) -> None:
+        _set(self, "cel_expression", cel_expression)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "DeviceSelector":
@@ -157,13 +168,18 @@ class DeviceSelector:
         return cls(_str(cel.get("expression")))
 
 
-@dataclass(frozen=True)
-class DeviceClass:
-    name: str
-    selectors: tuple[DeviceSelector, ...] = ()
-    # Each entry is a DeviceConfiguration dict (currently `{"opaque": {...}}`), passed through as is.
-    config: tuple[Mapping[str, Any], ...] = ()
-    extended_resource_name: str | None = None
+class DeviceClass(FrozenRecord):
+    __slots__ = ("name", "selectors", "config", "extended_resource_name")
+
+    def __init__(self, name: str,
+                 selectors: tuple[DeviceSelector, ...] = (),
+                 config: tuple[Mapping[str, Any], ...] = (),
+                 extended_resource_name: str | None = None) -> None:
+        # config: DeviceConfiguration dicts (currently `{"opaque": {...}}`), passed through as is.
+        _set(self, "name", name)
+        _set(self, "selectors", selectors)
+        _set(self, "config", config)
+        _set(self, "extended_resource_name", extended_resource_name)
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> "DeviceClass":
@@ -185,11 +201,13 @@ def _device_configuration(raw: Any) -> Mapping[str, Any]:
 # -- ResourceSlice --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ResourcePool:
-    name: str
-    generation: int = 0
-    resource_slice_count: int = 0
+class ResourcePool(FrozenRecord):
+    __slots__ = ("name", "generation", "resource_slice_count")
+
+    def __init__(self, name: str, generation: int = 0, resource_slice_count: int = 0) -> None:
+        _set(self, "name", name)
+        _set(self, "generation", generation)
+        _set(self, "resource_slice_count", resource_slice_count)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "ResourcePool":
@@ -197,10 +215,12 @@ class ResourcePool:
         return cls(_str(m.get("name")), int(m.get("generation") or 0), int(m.get("resourceSliceCount") or 0))
 
 
-@dataclass(frozen=True)
-class CounterSet:
-    name: str
-    counters: Mapping[str, Quantity]
+class CounterSet(FrozenRecord):
+    __slots__ = ("name", "counters")
+
+    def __init__(self, name: str, counters: Mapping[str, Quantity]) -> None:
+        _set(self, "name", name)
+        _set(self, "counters", counters)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "CounterSet":
@@ -213,10 +233,12 @@ class CounterSet:
         return cls(name, _frozen(counters))
 
 
-@dataclass(frozen=True)
-class DeviceCounterConsumption:
-    counter_set: str
-    counters: Mapping[str, Quantity]
+class DeviceCounterConsumption(FrozenRecord):
+    __slots__ = ("counter_set", "counters")
+
+    def __init__(self, counter_set: str, counters: Mapping[str, Quantity]) -> None:
+        _set(self, "counter_set", counter_set)
+        _set(self, "counters", counters)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "DeviceCounterConsumption":
@@ -229,18 +251,26 @@ class DeviceCounterConsumption:
         return cls(name, _frozen(counters))
 
 
-@dataclass(frozen=True)
-class CapacityRequestPolicyRange:
-    min: Quantity | None = None
-    max: Quantity | None = None
-    step: Quantity | None = None
+class CapacityRequestPolicyRange(FrozenRecord):
+    __slots__ = ("min", "max", "step")
+
+    def __init__(self, min: Quantity | None = None,
+                 max: Quantity | None = None,
+                 step: Quantity | None = None) -> None:
+        _set(self, "min", min)
+        _set(self, "max", max)
+        _set(self, "step", step)
 
 
-@dataclass(frozen=True)
-class CapacityRequestPolicy:
-    default: Quantity | None = None
-    valid_values: tuple[Quantity, ...] | None = None
-    valid_range: CapacityRequestPolicyRange | None = None
+class CapacityRequestPolicy(FrozenRecord):
+    __slots__ = ("default", "valid_values", "valid_range")
+
+    def __init__(self, default: Quantity | None = None,
+                 valid_values: tuple[Quantity, ...] | None = None,
+                 valid_range: CapacityRequestPolicyRange | None = None) -> None:
+        _set(self, "default", default)
+        _set(self, "valid_values", valid_values)
+        _set(self, "valid_range", valid_range)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "CapacityRequestPolicy | None":
@@ -260,18 +290,26 @@ class CapacityRequestPolicy:
         )
 
 
-@dataclass(frozen=True)
-class DeviceCapacity:
-    value: Quantity
-    request_policy: CapacityRequestPolicy | None = None
+class DeviceCapacity(FrozenRecord):
+    __slots__ = ("value", "request_policy")
+
+    def __init__(self, value: Quantity,
+                 request_policy: CapacityRequestPolicy | None = None) -> None:
+        _set(self, "value", value)
+        _set(self, "request_policy", request_policy)
 
 
-@dataclass(frozen=True)
-class DeviceTaint:
-    key: str
-    value: str = ""
-    effect: str = ""
-    time_added: str | None = None
+class DeviceTaint(FrozenRecord):
+    __slots__ = ("key", "value", "effect", "time_added")
+
+    def __init__(self, key: str,
+                 value: str = "",
+                 effect: str = "",
+                 time_added: str | None = None) -> None:
+        _set(self, "key", key)
+        _set(self, "value", value)
+        _set(self, "effect", effect)
+        _set(self, "time_added", time_added)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "DeviceTaint":
@@ -388,18 +426,24 @@ class ResourceSlice:
 # -- DeviceTaintRule ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class DeviceTaintSelector:
-    driver: str | None = None
-    pool: str | None = None
-    device: str | None = None
+class DeviceTaintSelector(FrozenRecord):
+    __slots__ = ("driver", "pool", "device")
+
+    def __init__(self, driver: str | None = None,
+                 pool: str | None = None,
+                 device: str | None = None) -> None:
+        _set(self, "driver", driver)
+        _set(self, "pool", pool)
+        _set(self, "device", device)
 
 
-@dataclass(frozen=True)
-class DeviceTaintRule:
-    name: str
-    selector: DeviceTaintSelector | None
-    taint: DeviceTaint
+class DeviceTaintRule(FrozenRecord):
+    __slots__ = ("name", "selector", "taint")
+
+    def __init__(self, name: str, selector: DeviceTaintSelector | None, taint: DeviceTaint) -> None:
+        _set(self, "name", name)
+        _set(self, "selector", selector)
+        _set(self, "taint", taint)
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> "DeviceTaintRule":
@@ -415,13 +459,19 @@ class DeviceTaintRule:
 # -- ResourceClaim --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class DeviceToleration:
-    key: str = ""
-    operator: str = "Equal"
-    value: str = ""
-    effect: str = ""
-    toleration_seconds: int | None = None
+class DeviceToleration(FrozenRecord):
+    __slots__ = ("key", "operator", "value", "effect", "toleration_seconds")
+
+    def __init__(self, key: str = "",
+                 operator: str = "Equal",
+                 value: str = "",
+                 effect: str = "",
+                 toleration_seconds: int | None = None) -> None:
+        _set(self, "key", key)
+        _set(self, "operator", operator)
+        _set(self, "value", value)
+        _set(self, "effect", effect)
+        _set(self, "toleration_seconds", toleration_seconds)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "DeviceToleration":
@@ -444,9 +494,11 @@ class DeviceToleration:
         return out
 
 
-@dataclass(frozen=True)
-class CapacityRequirements:
-    requests: Mapping[str, Quantity] = field(default_factory=_empty_map)
+class CapacityRequirements(FrozenRecord):
+    __slots__ = ("requests",)
+
+    def __init__(self, requests: Mapping[str, Quantity] = _EMPTY) -> None:
+        _set(self, "requests", requests)
 
 
 def _capacity_requirements(raw: Any, where: str) -> CapacityRequirements | None:
@@ -466,17 +518,26 @@ def _mode_and_count(m: Mapping[str, Any]) -> tuple[str, int]:
     return mode, count
 
 
-@dataclass(frozen=True)
-class DeviceSubRequest:
-    name: str
-    device_class_name: str
-    selectors: tuple[DeviceSelector, ...] = ()
-    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
-    count: int = 1
-    tolerations: tuple[DeviceToleration, ...] = ()
-    capacity: CapacityRequirements | None = None
-    # Subrequests never have admin access; present for a uniform interface with ExactDeviceRequest.
-    admin_access: bool | None = None
+class DeviceSubRequest(FrozenRecord):
+    __slots__ = ("name", "device_class_name", "selectors", "allocation_mode", "count", "tolerations", "capacity", "admin_access")
+
+    def __init__(self, name: str,
+                 device_class_name: str,
+                 selectors: tuple[DeviceSelector, ...] = (),
+                 allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT,
+                 count: int = 1,
+                 tolerations: tuple[DeviceToleration, ...] = (),
+                 capacity: CapacityRequirements | None = None,
+                 admin_access: bool | None = None) -> None:
+        # admin_access: subrequests never have it; present for a uniform interface with ExactDeviceRequest.
+        _set(self, "name", name)
+        _set(self, "device_class_name", device_class_name)
+        _set(self, "selectors", selectors)
+        _set(self, "allocation_mode", allocation_mode)
+        _set(self, "count", count)
+        _set(self, "tolerations", tolerations)
+        _set(self, "capacity", capacity)
+        _set(self, "admin_access", admin_access)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "DeviceSubRequest":
@@ -492,15 +553,23 @@ class DeviceSubRequest:
         )
 
 
-@dataclass(frozen=True)
-class ExactDeviceRequest:
-    device_class_name: str
-    selectors: tuple[DeviceSelector, ...] = ()
-    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
-    count: int = 1
-    admin_access: bool | None = None
-    tolerations: tuple[DeviceToleration, ...] = ()
-    capacity: CapacityRequirements | None = None
+class ExactDeviceRequest(FrozenRecord):
+    __slots__ = ("device_class_name", "selectors", "allocation_mode", "count", "admin_access", "tolerations", "capacity")
+
+    def __init__(self, device_class_name: str,
+                 selectors: tuple[DeviceSelector, ...] = (),
+                 allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT,
+                 count: int = 1,
+                 admin_access: bool | None = None,
+                 tolerations: tuple[DeviceToleration, ...] = (),
+                 capacity: CapacityRequirements | None = None) -> None:
+        _set(self, "device_class_name", device_class_name)
+        _set(self, "selectors", selectors)
+        _set(self, "allocation_mode", allocation_mode)
+        _set(self, "count", count)
+        _set(self, "admin_access", admin_access)
+        _set(self, "tolerations", tolerations)
+        _set(self, "capacity", capacity)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "ExactDeviceRequest":
@@ -516,11 +585,15 @@ class ExactDeviceRequest:
         )
 
 
-@dataclass(frozen=True)
-class DeviceRequest:
-    name: str
-    exactly: ExactDeviceRequest | None = None
-    first_available: tuple[DeviceSubRequest, ...] = ()
+class DeviceRequest(FrozenRecord):
+    __slots__ = ("name", "exactly", "first_available")
+
+    def __init__(self, name: str,
+                 exactly: ExactDeviceRequest | None = None,
+                 first_available: tuple[DeviceSubRequest, ...] = ()) -> None:
+        _set(self, "name", name)
+        _set(self, "exactly", exactly)
+        _set(self, "first_available", first_available)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "DeviceRequest":
@@ -536,11 +609,15 @@ class DeviceRequest:
         )
 
 
-@dataclass(frozen=True)
-class DeviceConstraint:
-    requests: tuple[str, ...] = ()
-    match_attribute: str | None = None
-    distinct_attribute: str | None = None
+class DeviceConstraint(FrozenRecord):
+    __slots__ = ("requests", "match_attribute", "distinct_attribute")
+
+    def __init__(self, requests: tuple[str, ...] = (),
+                 match_attribute: str | None = None,
+                 distinct_attribute: str | None = None) -> None:
+        _set(self, "requests", requests)
+        _set(self, "match_attribute", match_attribute)
+        _set(self, "distinct_attribute", distinct_attribute)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "DeviceConstraint":
@@ -549,10 +626,13 @@ class DeviceConstraint:
                    _str(m.get("matchAttribute")) or None, _str(m.get("distinctAttribute")) or None)
 
 
-@dataclass(frozen=True)
-class DeviceClaimConfiguration:
-    requests: tuple[str, ...]
-    configuration: Mapping[str, Any]   # e.g. {"opaque": {...}}
+class DeviceClaimConfiguration(FrozenRecord):
+    __slots__ = ("requests", "configuration")
+
+    def __init__(self, requests: tuple[str, ...], configuration: Mapping[str, Any]) -> None:
+        # configuration: e.g. {"opaque": {...}}
+        _set(self, "requests", requests)
+        _set(self, "configuration", configuration)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "DeviceClaimConfiguration":
@@ -560,18 +640,29 @@ class DeviceClaimConfiguration:
         return cls(tuple(_str(r) for r in _list(m.get("requests"))), _device_configuration(m))
 
 
-@dataclass(frozen=True)
-class DeviceRequestAllocationResult:
-    request: str
-    driver: str
-    pool: str
-    device: str
-    admin_access: bool | None = None
-    tolerations: tuple[DeviceToleration, ...] = ()
-    binding_conditions: tuple[str, ...] | None = None
-    binding_failure_conditions: tuple[str, ...] | None = None
-    share_id: str | None = None
-    consumed_capacity: Mapping[str, Quantity] | None = None
+class DeviceRequestAllocationResult(FrozenRecord):
+    __slots__ = ("request", "driver", "pool", "device", "admin_access", "tolerations", "binding_conditions", "binding_failure_conditions", "share_id", "consumed_capacity")
+
+    def __init__(self, request: str,
+                 driver: str,
+                 pool: str,
+                 device: str,
+                 admin_access: bool | None = None,
+                 tolerations: tuple[DeviceToleration, ...] = (),
+                 binding_conditions: tuple[str, ...] | None = None,
+                 binding_failure_conditions: tuple[str, ...] | None = None,
+                 share_id: str | None = None,
+                 consumed_capacity: Mapping[str, Quantity] | None = None) -> None:
+        _set(self, "request", request)
+        _set(self, "driver", driver)
+        _set(self, "pool", pool)
+        _set(self, "device", device)
+        _set(self, "admin_access", admin_access)
+        _set(self, "tolerations", tolerations)
+        _set(self, "binding_conditions", binding_conditions)
+        _set(self, "binding_failure_conditions", binding_failure_conditions)
+        _set(self, "share_id", share_id)
+        _set(self, "consumed_capacity", consumed_capacity)
 
     @property
     def device_id(self) -> tuple[str, str, str]:
@@ -610,11 +701,15 @@ class DeviceRequestAllocationResult:
         return out
 
 
-@dataclass(frozen=True)
-class DeviceAllocationConfiguration:
-    source: str
-    requests: tuple[str, ...]
-    configuration: Mapping[str, Any]
+class DeviceAllocationConfiguration(FrozenRecord):
+    __slots__ = ("source", "requests", "configuration")
+
+    def __init__(self, source: str,
+                 requests: tuple[str, ...],
+                 configuration: Mapping[str, Any]) -> None:
+        _set(self, "source", source)
+        _set(self, "requests", requests)
+        _set(self, "configuration", configuration)
 
     @classmethod
     def from_dict(cls, raw: Any) -> "DeviceAllocationConfiguration":
@@ -639,12 +734,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class AllocationResult:
-    devices: tuple[DeviceRequestAllocationResult, ...] = ()
-    config: tuple[DeviceAllocationConfiguration, ...] = ()
-    node_selector: NodeSelector | None = None
-    allocation_timestamp: str | None = None
+class AllocationResult(FrozenRecord):
+    __slots__ = ("devices", "config", "node_selector", "allocation_timestamp")
+
+    def __init__(self, devices: tuple[DeviceRequestAllocationResult, ...] = (),
+                 config: tuple[DeviceAllocationConfiguration, ...] = (),
+                 node_selector: NodeSelector | None = None,
+                 allocation_timestamp: str | None = None) -> None:
+        _set(self, "devices", devices)
+        _set(self, "config", config)
+        _set(self, "node_selector", node_selector)
+        _set(self, "allocation_timestamp", allocation_timestamp)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str = "allocation") -> "AllocationResult":

@@ -13,6 +13,7 @@ messages; dractl adds the closest gate name to an unknown one.
 """
 
 from __future__ import annotations
+from dractl.api.record import FrozenRecord
 
 import json
 import re
@@ -50,16 +51,17 @@ class UnknownGateError(KeyError):
     input: `parse_feature_gates` turns unknown names on the command line into a `GateError`."""
 
 
-@dataclass(frozen=True)
-class GateSpec:
+class GateSpec(FrozenRecord):
     """A gate as one release (and minimum compatibility version) sees it."""
 
-    name: str
-    stage: str          # alpha | beta | ga | deprecated
-    default: bool
-    locked: bool
-    source: str
-    min_compat: str | None = None   # the spec applies because min-compatibility-version >= this
+    __slots__ = ("name", "stage", "default", "locked", "source", "min_compat")
+
+    def __init__(self, name: str, stage: str, default: bool, locked: bool, source: str,
+                 min_compat: str | None = None) -> None:
+        # stage: alpha | beta | ga | deprecated; min_compat: the spec applies because
+        # min-compatibility-version >= this. Set like a frozen dataclass's fields.
+        for name_, value in zip(self.__slots__, (name, stage, default, locked, source, min_compat)):
+            object.__setattr__(self, name_, value)
 
 
 def version_tuple(version: str) -> tuple[int, int]:

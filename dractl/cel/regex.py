@@ -9,12 +9,22 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import re2
-
 from .values import EvalError
 
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False  # otherwise RE2 prints parse errors to stderr
+
+def _re2():
+    """The re2 module and its options, loaded on the first pattern: most runs have none, and
+    the import costs ~2 ms of start-up (issue #19)."""
+    global _OPTIONS
+    import re2
+
+    if _OPTIONS is None:
+        _OPTIONS = re2.Options()
+        _OPTIONS.log_errors = False  # otherwise RE2 prints parse errors to stderr
+    return re2
+
+
+_OPTIONS = None
 
 
 class RegexError(EvalError):
@@ -23,6 +33,7 @@ class RegexError(EvalError):
 
 @lru_cache(maxsize=1024)
 def _compile(pattern: str):
+    re2 = _re2()
     try:
         return re2.compile(pattern, _OPTIONS)
     except re2.error as e:

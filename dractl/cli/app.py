@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import sys
@@ -197,7 +198,7 @@ def _run_app(debug: bool) -> None:
         args = normalise(sys.argv[1:])
         if not args:  # bare `dractl`: the help is the answer, not a usage error
             args = ["--help"]
-        app(args=args, prog_name="dractl")
+        _app_for(args)(args=args, prog_name="dractl")
     except common.UsageError as exc:
         typer.echo(f"dractl: {exc}", err=True)
         sys.exit(2)
@@ -244,6 +245,24 @@ def _is_output_error(exc: OSError) -> bool:
     import errno
 
     return exc.errno in (errno.ENOSPC, errno.EIO, errno.EBADF, errno.EFBIG, errno.EDQUOT)
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app to run: when the first argument names a subcommand, the same app with only that
+    subcommand registered. typer builds the click command of every registered subcommand
+    (inspecting each function's options) on every run; a run reaches only one of them, and
+    its options, usage line, messages and exit statuses do not depend on the others. Anything
+    else (root options first, no subcommand, a typo that needs "no such command", shell
+    completion) gets the whole app."""
+    if not args or f"_{app.info.name.upper()}_COMPLETE" in os.environ:
+        return app
+    chosen = [info for info in app.registered_commands
+              if (info.name or info.callback.__name__) == args[0]]
+    if len(chosen) != 1:
+        return app
+    single = copy.copy(app)
+    single.registered_commands = chosen
+    return single
 
 
 def _safe_streams() -> None:

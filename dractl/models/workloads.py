@@ -8,13 +8,16 @@ wrong-typed field reads as unset (the schema and API-server rules report it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
+from dractl.api.record import FrozenRecord
 from dractl.models.controllers import pod_spec_path
 from dractl.models.objects import ObjectModel
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+_set = object.__setattr__  # FrozenRecord __init__s set fields as a frozen dataclass's does
+_NEW_DICT: Any = object()  # default: a new empty dict per object (dataclass default_factory=dict)
 
 
 def _obj(value: Any) -> dict:
@@ -29,18 +32,23 @@ def _meta(data: Any) -> dict:
     return _obj(_obj(data).get("metadata"))
 
 
-@dataclass(frozen=True)
-class Pod:
+class Pod(FrozenRecord):
     """A Pod, or the pod template of a controller: its spec and where the spec sits."""
 
-    model: ObjectModel
-    kind: str
-    namespace: str          # as written ("" when unset: matches any namespace in references)
-    name: str
-    uid: str
-    spec: dict
-    spec_path: tuple        # inside the object, for finding positions
-    labels: Mapping[str, Any] = field(default_factory=dict)
+    __slots__ = ("model", "kind", "namespace", "name", "uid", "spec", "spec_path", "labels")
+
+    def __init__(self, model: ObjectModel, kind: str, namespace: str, name: str, uid: str,
+                 spec: dict, spec_path: tuple, labels: Mapping[str, Any] = _NEW_DICT) -> None:
+        # namespace as written ("" when unset: matches any namespace in references);
+        # spec_path: inside the object, for finding positions.
+        _set(self, "model", model)
+        _set(self, "kind", kind)
+        _set(self, "namespace", namespace)
+        _set(self, "name", name)
+        _set(self, "uid", uid)
+        _set(self, "spec", spec)
+        _set(self, "spec_path", spec_path)
+        _set(self, "labels", {} if labels is _NEW_DICT else labels)
 
     @classmethod
     def from_model(cls, model: ObjectModel, *, created_only: bool = False) -> "Pod | None":
@@ -85,23 +93,28 @@ def _template(data: dict, spec_path: tuple) -> Any:
     return node
 
 
-@dataclass(frozen=True)
-class NodeTaintModel:
-    key: str
-    value: str
-    effect: str
+class NodeTaintModel(FrozenRecord):
+    __slots__ = ("key", "value", "effect")
+
+    def __init__(self, key: str, value: str, effect: str) -> None:
+        _set(self, "key", key)
+        _set(self, "value", value)
+        _set(self, "effect", effect)
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(FrozenRecord):
     """What placement reads of a Node: labels (with kubernetes.io/hostname defaulted to the
     name, as the kubelet sets it), taints, cordon, allocatable."""
 
-    name: str
-    labels: Mapping[str, str]
-    taints: tuple[NodeTaintModel, ...] = ()
-    unschedulable: bool = False
-    allocatable: Mapping[str, Any] = field(default_factory=dict)
+    __slots__ = ("name", "labels", "taints", "unschedulable", "allocatable")
+
+    def __init__(self, name: str, labels: Mapping[str, str], taints: tuple[NodeTaintModel, ...] = (),
+                 unschedulable: bool = False, allocatable: Mapping[str, Any] = _NEW_DICT) -> None:
+        _set(self, "name", name)
+        _set(self, "labels", labels)
+        _set(self, "taints", taints)
+        _set(self, "unschedulable", unschedulable)
+        _set(self, "allocatable", {} if allocatable is _NEW_DICT else allocatable)
 
     @classmethod
     def from_model(cls, model: ObjectModel) -> "Node":
@@ -118,17 +131,23 @@ class Node:
         return cls(name, labels, taints, spec.get("unschedulable") is True, allocatable)
 
 
-@dataclass(frozen=True)
-class ClaimTemplate:
+class ClaimTemplate(FrozenRecord):
     """A ResourceClaimTemplate: the claim spec (v1 shape, and with the API server's defaults)
     and the metadata the claims created from it get."""
 
-    namespace: str          # "default" when unset, as the resourceclaim controller sees it
-    name: str
-    spec: dict | None       # v1 ResourceClaimSpec as written (converted)
-    defaulted_spec: dict | None
-    labels: Mapping[str, Any] = field(default_factory=dict)
-    annotations: Mapping[str, Any] = field(default_factory=dict)
+    __slots__ = ("namespace", "name", "spec", "defaulted_spec", "labels", "annotations")
+
+    def __init__(self, namespace: str, name: str, spec: dict | None, defaulted_spec: dict | None,
+                 labels: Mapping[str, Any] = _NEW_DICT,
+                 annotations: Mapping[str, Any] = _NEW_DICT) -> None:
+        # namespace: "default" when unset, as the resourceclaim controller sees it;
+        # spec: the v1 ResourceClaimSpec as written (converted).
+        _set(self, "namespace", namespace)
+        _set(self, "name", name)
+        _set(self, "spec", spec)
+        _set(self, "defaulted_spec", defaulted_spec)
+        _set(self, "labels", {} if labels is _NEW_DICT else labels)
+        _set(self, "annotations", {} if annotations is _NEW_DICT else annotations)
 
     @classmethod
     def from_model(cls, model: ObjectModel) -> "ClaimTemplate":
@@ -139,21 +158,31 @@ class ClaimTemplate:
                    _obj(template_meta.get("labels")), _obj(template_meta.get("annotations")))
 
 
-@dataclass(frozen=True)
-class PodGroup:
+class PodGroup(FrozenRecord):
     """A standalone PodGroup (scheduling.k8s.io, 1.36+): its own scheduling policy, where it
     may take one from (a Workload's podGroupTemplate), and the claims its pods share."""
 
-    namespace: str          # "default" when unset
-    name: str
-    uid: str                # "" when unset (the dry run derives a stable one)
-    api_version: str
-    policy: str             # basic | gang
-    min_count: int
-    policy_set: bool        # spec.schedulingPolicy is set (else the template's may apply)
-    template_ref: Mapping[str, Any]   # {workloadName, podGroupTemplateName} in any spelling
-    resource_claims: tuple[dict, ...] = ()
-    claim_statuses: Mapping[str, str] = field(default_factory=dict)  # name -> generated claim
+    __slots__ = ("namespace", "name", "uid", "api_version", "policy", "min_count", "policy_set",
+                 "template_ref", "resource_claims", "claim_statuses")
+
+    def __init__(self, namespace: str, name: str, uid: str, api_version: str, policy: str,
+                 min_count: int, policy_set: bool, template_ref: Mapping[str, Any],
+                 resource_claims: tuple[dict, ...] = (),
+                 claim_statuses: Mapping[str, str] = _NEW_DICT) -> None:
+        # namespace: "default" when unset; uid: "" when unset (the dry run derives a stable
+        # one); policy: basic | gang; policy_set: spec.schedulingPolicy is set (else the
+        # template's may apply); template_ref: {workloadName, podGroupTemplateName} in any
+        # spelling; claim_statuses: name -> generated claim.
+        _set(self, "namespace", namespace)
+        _set(self, "name", name)
+        _set(self, "uid", uid)
+        _set(self, "api_version", api_version)
+        _set(self, "policy", policy)
+        _set(self, "min_count", min_count)
+        _set(self, "policy_set", policy_set)
+        _set(self, "template_ref", template_ref)
+        _set(self, "resource_claims", resource_claims)
+        _set(self, "claim_statuses", {} if claim_statuses is _NEW_DICT else claim_statuses)
 
     @classmethod
     def from_model(cls, model: ObjectModel) -> "PodGroup":

@@ -2,6 +2,7 @@
 computed from."""
 
 from __future__ import annotations
+from dractl.api.record import FrozenRecord
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -17,18 +18,17 @@ if TYPE_CHECKING:
 VALIDATE, ALLOCATE, ENV, METADATA, CAPACITY = "validate", "allocate", "env", "metadata", "capacity"
 
 
-@dataclass(frozen=True)
-class DocInfo:
+class DocInfo(FrozenRecord):
     """Where a document sits and what it is: one JUnit test case per document."""
 
-    file: str
-    line: int
-    column: int
-    api_version: str
-    kind: str
-    namespace: str
-    name: str
-    index: int  # position in its file (0-based)
+    __slots__ = ("file", "line", "column", "api_version", "kind", "namespace", "name", "index")
+
+    def __init__(self, file: str, line: int, column: int, api_version: str, kind: str,
+                 namespace: str, name: str, index: int) -> None:
+        # index: position in its file (0-based). Set like a frozen dataclass's fields.
+        for name_, value in zip(self.__slots__, (file, line, column, api_version, kind, namespace,
+                                                 name, index)):
+            object.__setattr__(self, name_, value)
 
     @classmethod
     def of(cls, d: "Document") -> "DocInfo":
