@@ -377,9 +377,12 @@ def deduplicate(found: list[Finding]) -> list[Finding]:
     about that path and everything under it (an empty string is not also "invalid", a missing
     pool has no missing name), and a field dropped for a disabled gate is not also reported as
     missing on the object that held it. Linear in the findings (times the path depth)."""
+    # A value of the wrong type (DRA0102) is the cause: the type-safe view drops it, so rules
+    # that then find the field missing say nothing new. It is never covered by them.
+    wrong_type = {f.path for f in found if f.code == "DRA0102"}
     first_required: dict[tuple, Finding] = {}
     for f in found:
-        if _bare_required(f):
+        if _bare_required(f) and not any(f.path[:k] in wrong_type for k in range(1, len(f.path) + 1)):
             first_required.setdefault(f.path, f)
     dropped = {f.path[:-1] for f in found if f.code == "DRA1910" and len(f.path) > 1}
     out: list[Finding] = []
@@ -387,8 +390,11 @@ def deduplicate(found: list[Finding]) -> list[Finding]:
         path = f.path
         covering = next((path[:k] for k in range(1, len(path) + 1) if path[:k] in first_required),
                         None)
-        if covering is not None and first_required[covering] is not f:
+        if covering is not None and first_required[covering] is not f and f.code != "DRA0102":
             continue  # a shorter (or earlier) Required value already says it
+        if f.code != "DRA0102" and _bare_required(f) and \
+                any(path[:k] in wrong_type for k in range(1, len(path) + 1)):
+            continue  # missing only because the wrong-typed value was dropped
         if path in dropped and f.code != "DRA1910":
             continue
         out.append(f)
