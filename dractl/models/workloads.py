@@ -123,10 +123,10 @@ class ClaimTemplate:
     """A ResourceClaimTemplate: the claim spec (v1 shape, and with the API server's defaults)
     and the metadata the claims created from it get."""
 
+    model: ObjectModel
     namespace: str          # "default" when unset, as the resourceclaim controller sees it
     name: str
     spec: dict | None       # v1 ResourceClaimSpec as written (converted)
-    defaulted_spec: dict | None
     labels: Mapping[str, Any] = field(default_factory=dict)
     annotations: Mapping[str, Any] = field(default_factory=dict)
 
@@ -134,9 +134,14 @@ class ClaimTemplate:
     def from_model(cls, model: ObjectModel) -> "ClaimTemplate":
         meta = _meta(model.data)
         template_meta = _meta(_obj(model.v1).get("spec"))
-        return cls(_str(meta.get("namespace")) or "default", _str(meta.get("name")),
-                   model.claim_spec(), model.defaulted_claim_spec(),
-                   _obj(template_meta.get("labels")), _obj(template_meta.get("annotations")))
+        return cls(model, _str(meta.get("namespace")) or "default", _str(meta.get("name")),
+                   model.claim_spec(), _obj(template_meta.get("labels")),
+                   _obj(template_meta.get("annotations")))
+
+    @property
+    def defaulted_spec(self) -> dict | None:
+        """The spec with the API server's defaults (computed once, on first use)."""
+        return self.model.defaulted_claim_spec()
 
 
 @dataclass(frozen=True)
