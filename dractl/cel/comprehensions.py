@@ -123,10 +123,22 @@ def fast_macro(compiler, n: A.Comprehension) -> Fn:
     return _map(rng, body, cond_f, v1, n.offset, compiler.metered)
 
 
+def _checked(fn: Fn, env: dict, off: int) -> Any:
+    """A macro's predicate: its bool, or the EvalError it raised (the loop absorbs errors the
+    way cel-go's logical operators do; a cost overrun ends the evaluation)."""
+    try:
+        p = fn(env)
+    except CostExceeded:
+        raise
+    except EvalError as e:
+        return e
+    return p if type(p) is bool else EvalError("no such overload", off)
+
+
 def _quantifier(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: bool,
                 stop: bool) -> Fn:
     """all (stop at False) and exists (stop at True): an error is kept until a stopping value
-    absorbs it, as cel-go's logical operators do."""
+    absorbs it."""
     cond_cost = 3 if stop else 2  # the expansion's loop condition
 
     def quantifier(env):
@@ -147,18 +159,12 @@ def _quantifier(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
                     env[v1] = it
                 if meter is not None:
                     meter.charge(1)
-                try:
-                    p = body(env)
-                    if type(p) is not bool:
-                        raise EvalError("no such overload", off)
-                except CostExceeded:
-                    raise
-                except EvalError as e:
-                    if err is None:
-                        err = e
-                    continue
+                p = _checked(body, env, off)
                 if p is stop:
                     accu, err = stop, None
+                elif type(p) is not bool:
+                    if err is None:
+                        err = p
                 elif err is None:
                     accu = p
             if meter is not None:
@@ -183,15 +189,10 @@ def _exists_one(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
                     env[v1], env[v2] = it
                 else:
                     env[v1] = it
-                try:
-                    p = body(env)
-                    if type(p) is not bool:
-                        raise EvalError("no such overload", off)
-                except CostExceeded:
-                    raise
-                except EvalError as e:
+                p = _checked(body, env, off)
+                if type(p) is not bool:
                     if err is None:
-                        err = e
+                        err = p
                     continue
                 if meter is not None:
                     meter.charge(2 if p else 1)
@@ -207,50 +208,17 @@ def _exists_one(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
     return exists_one
 
 
-def _predicate(fn: Fn, env: dict, off: int) -> bool:
-    p = fn(env)
-    if type(p) is not bool:
-        raise EvalError("no such overload", off)
-    return p
-
-
 def _filter(rng: Fn, keep: Fn, v1: str, off: int, metered: bool) -> Fn:
-    def filter_(env):
-        items = _items(rng(env), False, off)
-        meter = env["@cost"] if metered else None
-        saved = {v1: env.get(v1, MISSING)}
-        try:
-            if meter is not None:
-                meter.charge(10)  # the [] accumulator
-            out: list = []
-            err = None
-            for it in items:
-                env[v1] = it
-                try:
-                    c = _predicate(keep, env, off)
-                except CostExceeded:
-                    raise
-                except EvalError as e:
-                    if err is None:
-                        err = e
-                    continue
-                if meter is not None:
-                    meter.charge(13 if c else 1)
-                if c and err is None:  # the expansion's [x] reads the variable
-                    out.append(read_optional_variable(it) if type(it) is Optional else it)
-            if meter is not None:
-                meter.charge(1)
-            if err is not None:
-                raise err
-            return out
-        finally:
-            _restore(env, saved)
-    return filter_
+    return _collect(rng, keep, None, v1, off, metered)
 
 
 def _map(rng: Fn, body: Fn, cond_f: Fn | None, v1: str, off: int, metered: bool) -> Fn:
-    """map(x, body) and map(x, cond, body)."""
-    def map_(env):
+    return _collect(rng, cond_f, body, v1, off, metered)
+
+
+def _collect(rng: Fn, cond: Fn | None, body: Fn | None, v1: str, off: int, metered: bool) -> Fn:
+    """filter(x, cond) (body None: the element itself), map(x, body), map(x, cond, body)."""
+    def collect(env):
         items = _items(rng(env), False, off)
         meter = env["@cost"] if metered else None
         saved = {v1: env.get(v1, MISSING)}
@@ -261,19 +229,22 @@ def _map(rng: Fn, body: Fn, cond_f: Fn | None, v1: str, off: int, metered: bool)
             err = None
             for it in items:
                 env[v1] = it
-                if cond_f is not None:
-                    try:
-                        c = _predicate(cond_f, env, off)
-                    except CostExceeded:
-                        raise
-                    except EvalError as e:
+                if cond is not None:
+                    c = _checked(cond, env, off)
+                    if type(c) is not bool:
                         if err is None:
-                            err = e
+                            err = c
                         continue
                     if not c:
                         if meter is not None:
                             meter.charge(1)
                         continue
+                if body is None:
+                    if meter is not None:
+                        meter.charge(13)
+                    if err is None:  # the expansion's [x] reads the variable
+                        out.append(read_optional_variable(it) if type(it) is Optional else it)
+                    continue
                 if meter is not None:
                     meter.charge(1)  # accumulator ident; the list literal below
                 try:
@@ -297,7 +268,7 @@ def _map(rng: Fn, body: Fn, cond_f: Fn | None, v1: str, off: int, metered: bool)
             return out
         finally:
             _restore(env, saved)
-    return map_
+    return collect
 
 
 def bind(compiler, n: A.Comprehension) -> Fn:
