@@ -49,6 +49,19 @@ def _restore(env: dict, saved: dict) -> None:
             env[k] = v
 
 
+def _restore_vars(env: dict, v1: str, old1: Any, v2: str | None, old2: Any) -> None:
+    """_restore for the macros' one or two iteration variables (no dict on the hot path)."""
+    if old1 is MISSING:
+        env.pop(v1, None)
+    else:
+        env[v1] = old1
+    if v2:
+        if old2 is MISSING:
+            env.pop(v2, None)
+        else:
+            env[v2] = old2
+
+
 def _compile_scoped(compiler, node: A.Node, names: list[str]) -> Fn:
     compiler.scopes.extend(names)
     try:
@@ -144,7 +157,7 @@ def _quantifier(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
     def quantifier(env):
         items = _items(rng(env), v2, off)
         meter = env["@cost"] if metered else None
-        saved = {k: env.get(k, MISSING) for k in (v1, v2) if k}
+        old1, old2 = env.get(v1, MISSING), env.get(v2, MISSING) if v2 else MISSING
         try:
             accu: Any = not stop
             err = None
@@ -159,12 +172,19 @@ def _quantifier(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
                     env[v1] = it
                 if meter is not None:
                     meter.charge(1)
-                p = _checked(body, env, off)
+                try:
+                    p = body(env)
+                except CostExceeded:
+                    raise
+                except EvalError as e:
+                    if err is None:
+                        err = e
+                    continue
                 if p is stop:
                     accu, err = stop, None
                 elif type(p) is not bool:
                     if err is None:
-                        err = p
+                        err = EvalError("no such overload", off)
                 elif err is None:
                     accu = p
             if meter is not None:
@@ -173,7 +193,7 @@ def _quantifier(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
                 raise err
             return accu
         finally:
-            _restore(env, saved)
+            _restore_vars(env, v1, old1, v2, old2)
     return quantifier
 
 
@@ -181,7 +201,7 @@ def _exists_one(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
     def exists_one(env):
         items = _items(rng(env), v2, off)
         meter = env["@cost"] if metered else None
-        saved = {k: env.get(k, MISSING) for k in (v1, v2) if k}
+        old1, old2 = env.get(v1, MISSING), env.get(v2, MISSING) if v2 else MISSING
         try:
             count, err = 0, None
             for it in items:
@@ -204,7 +224,7 @@ def _exists_one(rng: Fn, body: Fn, v1: str, v2: str | None, off: int, metered: b
                 raise err
             return count == 1
         finally:
-            _restore(env, saved)
+            _restore_vars(env, v1, old1, v2, old2)
     return exists_one
 
 
@@ -221,7 +241,7 @@ def _collect(rng: Fn, cond: Fn | None, body: Fn | None, v1: str, off: int, meter
     def collect(env):
         items = _items(rng(env), False, off)
         meter = env["@cost"] if metered else None
-        saved = {v1: env.get(v1, MISSING)}
+        old1 = env.get(v1, MISSING)
         try:
             if meter is not None:
                 meter.charge(10)  # the [] accumulator
@@ -267,7 +287,7 @@ def _collect(rng: Fn, cond: Fn | None, body: Fn | None, v1: str, off: int, meter
                 raise err
             return out
         finally:
-            _restore(env, saved)
+            _restore_vars(env, v1, old1, None, None)
     return collect
 
 
