@@ -156,36 +156,8 @@ def _parse(data: dict, path: str, shown: str) -> Config:
         hint = _did_you_mean(key)
         raise ConfigError(f"{shown}: unknown setting {key!r}" + (f" (did you mean {hint!r}?)" if hint
                           else f" (settings: {', '.join(KEYS)})"))
-
-    kube_version = data.get("kubeVersion")
-    if kube_version is not None:
-        if isinstance(kube_version, float):  # `kubeVersion: 1.35` unquoted
-            kube_version = repr(kube_version)
-        if not isinstance(kube_version, str):
-            raise fail("kubeVersion", f"expected a string such as \"1.35\", found {_type_name(kube_version)}")
-        from dractl.api.versions import KUBE_VERSIONS
-
-        if kube_version not in KUBE_VERSIONS:
-            raise fail("kubeVersion", f"unsupported version {kube_version!r} (supported: "
-                       f"{', '.join(KUBE_VERSIONS)}; quote the value: \"1.30\" is not 1.3)")
-
-    gates: list[tuple[str, bool]] = []
-    raw_gates = data.get("featureGates")
-    if isinstance(raw_gates, dict):
-        for name, value in raw_gates.items():
-            if not isinstance(name, str) or not isinstance(value, bool):
-                raise fail("featureGates", f"expected Name: true|false, found {name!r}: {value!r}")
-            gates.append((name, value))
-    elif isinstance(raw_gates, str):
-        for part in (p.strip() for p in raw_gates.split(",")):
-            if not part:
-                continue
-            name, sep, value = part.partition("=")
-            if not sep or value.strip().lower() not in ("true", "false"):
-                raise fail("featureGates", f"invalid entry {part!r}: expected Name=true or Name=false")
-            gates.append((name.strip(), value.strip().lower() == "true"))
-    elif raw_gates is not None:
-        raise fail("featureGates", f"expected a mapping Name: true|false, found {_type_name(raw_gates)}")
+    kube_version = _kube_version(data.get("kubeVersion"), fail)
+    gates = _feature_gates(data.get("featureGates"), fail)
 
     def strings(key: str) -> tuple[str, ...]:
         value = data.get(key)
@@ -209,26 +181,65 @@ def _parse(data: dict, path: str, shown: str) -> Config:
     strict = data.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise fail("strict", f"expected true or false, found {_type_name(strict)}")
-
-    per_path: list[tuple[str, tuple[str, ...]]] = []
-    raw_per_path = data.get("perPathIgnore")
-    if raw_per_path is not None:
-        if not isinstance(raw_per_path, dict):
-            raise fail("perPathIgnore", "expected a mapping of glob: [codes]")
-        for pattern, codes in raw_per_path.items():
-            if not isinstance(pattern, str) or not pattern:
-                raise fail("perPathIgnore", f"{pattern!r} is not a glob")
-            _check_glob(pattern, lambda m: fail("perPathIgnore", m))
-            if isinstance(codes, str):
-                codes = [codes]
-            if not isinstance(codes, list) or not codes or not all(
-                    isinstance(c, str) and _CODE.match(c) for c in codes):
-                raise fail("perPathIgnore", f"{pattern}: expected a list of finding codes")
-            per_path.append((pattern, tuple(codes)))
-
+    per_path = _per_path_ignore(data.get("perPathIgnore"), fail)
     return Config(path=path, root=os.path.dirname(os.path.abspath(path)), kube_version=kube_version,
                   feature_gates=tuple(gates), inventory=inventory, ignore=ignore, strict=strict,
                   exclude=exclude, per_path_ignore=tuple(per_path))
+
+
+def _kube_version(kube_version, fail) -> str | None:
+    if kube_version is None:
+        return None
+    if isinstance(kube_version, float):  # `kubeVersion: 1.35` unquoted
+        kube_version = repr(kube_version)
+    if not isinstance(kube_version, str):
+        raise fail("kubeVersion", f"expected a string such as \"1.35\", found {_type_name(kube_version)}")
+    from dractl.api.versions import KUBE_VERSIONS
+
+    if kube_version not in KUBE_VERSIONS:
+        raise fail("kubeVersion", f"unsupported version {kube_version!r} (supported: "
+                   f"{', '.join(KUBE_VERSIONS)}; quote the value: \"1.30\" is not 1.3)")
+    return kube_version
+
+
+def _feature_gates(raw_gates, fail) -> list[tuple[str, bool]]:
+    """featureGates as a mapping (Name: true) or as the command line's string (Name=true,...)."""
+    gates: list[tuple[str, bool]] = []
+    if isinstance(raw_gates, dict):
+        for name, value in raw_gates.items():
+            if not isinstance(name, str) or not isinstance(value, bool):
+                raise fail("featureGates", f"expected Name: true|false, found {name!r}: {value!r}")
+            gates.append((name, value))
+    elif isinstance(raw_gates, str):
+        for part in (p.strip() for p in raw_gates.split(",")):
+            if not part:
+                continue
+            name, sep, value = part.partition("=")
+            if not sep or value.strip().lower() not in ("true", "false"):
+                raise fail("featureGates", f"invalid entry {part!r}: expected Name=true or Name=false")
+            gates.append((name.strip(), value.strip().lower() == "true"))
+    elif raw_gates is not None:
+        raise fail("featureGates", f"expected a mapping Name: true|false, found {_type_name(raw_gates)}")
+    return gates
+
+
+def _per_path_ignore(raw_per_path, fail) -> list[tuple[str, tuple[str, ...]]]:
+    per_path: list[tuple[str, tuple[str, ...]]] = []
+    if raw_per_path is None:
+        return per_path
+    if not isinstance(raw_per_path, dict):
+        raise fail("perPathIgnore", "expected a mapping of glob: [codes]")
+    for pattern, codes in raw_per_path.items():
+        if not isinstance(pattern, str) or not pattern:
+            raise fail("perPathIgnore", f"{pattern!r} is not a glob")
+        _check_glob(pattern, lambda m: fail("perPathIgnore", m))
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not codes or not all(
+                isinstance(c, str) and _CODE.match(c) for c in codes):
+            raise fail("perPathIgnore", f"{pattern}: expected a list of finding codes")
+        per_path.append((pattern, tuple(codes)))
+    return per_path
 
 
 def _check_glob(pattern: str, fail) -> None:

@@ -20,10 +20,12 @@ import math
 from typing import Any, Callable
 
 from . import ast as A
+from . import comprehensions
 from . import functions as F
+from .comprehensions import ErrBox as _ErrBox
 from .optionalvars import read_optional_variable
 from .values import (BrokenValue, CelType, CostExceeded, DefaultMap, EvalError, Optional, UInt,
-                     cel_equal, go_type_name, present_value, type_name)
+                     cel_equal, present_value, type_name)
 
 Fn = Callable[[dict], Any]
 
@@ -35,15 +37,6 @@ TYPE_IDENTS = {
     "google.protobuf.Timestamp": CelType("google.protobuf.Timestamp"),
     "google.protobuf.Duration": CelType("google.protobuf.Duration"),
 }
-
-
-class _ErrBox:
-    """An error value stored in a comprehension accumulator (re-raised when read)."""
-
-    __slots__ = ("err",)
-
-    def __init__(self, err: EvalError):
-        self.err = err
 
 
 class Meter:
@@ -543,261 +536,14 @@ class Compiler:
             raise EvalError(f"unknown type: {name}", off)
         return struct
 
-    # -- comprehensions ----------------------------------------------------------------------
+    # -- comprehensions (dractl/cel/comprehensions.py) ---------------------------------------
     def c_comprehension(self, n: A.Comprehension) -> Fn:
         if n.macro == "cel.bind":
-            return self._bind(n)
+            return comprehensions.bind(self, n)
         if FAST_MACROS and (n.macro in ("all", "exists", "exists_one") or
                             n.macro in ("map", "filter") and not n.iter_var2):
-            return self._fast_macro(n)
-        rng = self.compile(n.iter_range)
-        init = self.compile(n.accu_init)
-        v1, v2, accu = n.iter_var, n.iter_var2, n.accu_var
-        self.scopes.extend([accu, v1] + ([v2] if v2 else []))
-        try:
-            cond = self.compile(n.loop_cond)
-            step = self.compile(n.loop_step)
-        finally:
-            del self.scopes[-(3 if v2 else 2):]
-        self.scopes.append(accu)
-        try:
-            result = self.compile(n.result)
-        finally:
-            self.scopes.pop()
-        off = n.offset
-        const_true_cond = isinstance(n.loop_cond, A.Lit) and n.loop_cond.value is True
-
-        def comprehension(env):
-            r = rng(env)
-            if isinstance(r, dict):
-                items = list(r.items()) if v2 else list(r.keys())
-            elif isinstance(r, (list, tuple)):
-                items = list(enumerate(r)) if v2 else r
-            else:
-                raise EvalError(f"got '{go_type_name(r)}', expected iterable type", off)
-            saved = {k: env.get(k, _MISSING) for k in (accu, v1, v2) if k}
-            try:
-                try:
-                    env[accu] = init(env)
-                except CostExceeded:
-                    raise
-                except EvalError as e:
-                    env[accu] = _ErrBox(e)
-                for it in items:
-                    if v2:
-                        env[v1], env[v2] = it
-                    else:
-                        env[v1] = it
-                    if not const_true_cond:
-                        try:
-                            c = cond(env)
-                        except CostExceeded:
-                            raise
-                        except EvalError as e:
-                            raise e
-                        if c is False:
-                            break
-                    try:
-                        env[accu] = step(env)
-                    except CostExceeded:
-                        raise
-                    except EvalError as e:
-                        env[accu] = _ErrBox(e)
-                return result(env)
-            finally:
-                for k, v in saved.items():
-                    if v is _MISSING:
-                        env.pop(k, None)
-                    else:
-                        env[k] = v
-        return comprehension
-
-    def _fast_macro(self, n: A.Comprehension) -> Fn:
-        """all/exists/exists_one/map/filter without the generic accumulator machinery.
-
-        Same results, errors and runtime cost as evaluating cel-go's expansion (the generic path
-        below; tests/unit/cel/test_cel_engine.py compares both).
-        """
-        macro, v1, v2, off = n.macro, n.iter_var, n.iter_var2, n.offset
-        rng = self.compile(n.iter_range)
-        step = n.loop_step
-        cond_f = None
-        self.scopes.extend([n.accu_var, v1] + ([v2] if v2 else []))
-        try:
-            if macro in ("all", "exists"):
-                body = self.compile(step.args[1])
-            elif macro == "exists_one":
-                body = self.compile(step.args[0])
-            elif macro == "filter":
-                body = self.compile(step.args[0])
-            else:  # map, optionally with a filter
-                if step.function == "_?_:_":
-                    cond_f = self.compile(step.args[0])
-                    step = step.args[1]
-                body = self.compile(step.args[1].elements[0])
-        finally:
-            del self.scopes[-(3 if v2 else 2):]
-        metered = self.metered
-
-        def loop(env):
-            r = rng(env)
-            if isinstance(r, dict):
-                items = list(r.items()) if v2 else list(r.keys())
-            elif isinstance(r, (list, tuple)):
-                items = list(enumerate(r)) if v2 else r
-            else:
-                raise EvalError(f"got '{go_type_name(r)}', expected iterable type", off)
-            meter = env["@cost"] if metered else None
-            saved = (env.get(v1, _MISSING), env.get(v2, _MISSING) if v2 else _MISSING)
-            try:
-                if macro == "all" or macro == "exists":
-                    stop = macro == "exists"  # value that ends the loop
-                    cond_cost = 2 if macro == "all" else 3
-                    accu: Any = not stop
-                    err = None
-                    for it in items:
-                        if meter is not None:
-                            meter.charge(cond_cost)
-                        if accu is stop:
-                            break
-                        if v2:
-                            env[v1], env[v2] = it
-                        else:
-                            env[v1] = it
-                        if meter is not None:
-                            meter.charge(1)
-                        try:
-                            p = body(env)
-                            if type(p) is not bool:
-                                raise EvalError("no such overload", off)
-                        except CostExceeded:
-                            raise
-                        except EvalError as e:
-                            if err is None:
-                                err = e
-                            continue
-                        if p is stop:
-                            accu, err = stop, None
-                        elif err is None:
-                            accu = p
-                    if meter is not None:
-                        meter.charge(1)
-                    if err is not None and accu is not stop:
-                        raise err
-                    return accu
-                if macro == "exists_one":
-                    count, err = 0, None
-                    for it in items:
-                        if v2:
-                            env[v1], env[v2] = it
-                        else:
-                            env[v1] = it
-                        try:
-                            p = body(env)
-                            if type(p) is not bool:
-                                raise EvalError("no such overload", off)
-                        except CostExceeded:
-                            raise
-                        except EvalError as e:
-                            if err is None:
-                                err = e
-                            continue
-                        if meter is not None:
-                            meter.charge(2 if p else 1)
-                        if p and err is None:
-                            count += 1
-                    if meter is not None:
-                        meter.charge(2)
-                    if err is not None:
-                        raise err
-                    return count == 1
-                # map / filter
-                if meter is not None:
-                    meter.charge(10)  # the [] accumulator
-                out: list = []
-                err = None
-                for it in items:
-                    env[v1] = it
-                    if macro == "filter" or cond_f is not None:
-                        try:
-                            c = (body if macro == "filter" else cond_f)(env)
-                            if type(c) is not bool:
-                                raise EvalError("no such overload", off)
-                        except CostExceeded:
-                            raise
-                        except EvalError as e:
-                            if err is None:
-                                err = e
-                            continue
-                        if not c:
-                            if meter is not None:
-                                meter.charge(1)
-                            continue
-                    if macro == "filter":
-                        if meter is not None:
-                            meter.charge(13)
-                        if err is None:  # the expansion's [x] reads the variable
-                            out.append(read_optional_variable(it) if type(it) is Optional else it)
-                        continue
-                    if meter is not None:
-                        meter.charge(1)  # accumulator ident; the list literal below
-                    try:
-                        v = body(env)
-                    except CostExceeded:
-                        raise
-                    except EvalError as e:
-                        if meter is not None:
-                            meter.charge(10)
-                        if err is None:
-                            err = e
-                        continue
-                    if meter is not None:
-                        meter.charge(11)
-                    if err is None:
-                        out.append(v)
-                if meter is not None:
-                    meter.charge(1)
-                if err is not None:
-                    raise err
-                return out
-            finally:
-                for k, v in ((v1, saved[0]), (v2, saved[1])):
-                    if not k:
-                        continue
-                    if v is _MISSING:
-                        env.pop(k, None)
-                    else:
-                        env[k] = v
-        return loop
-
-    def _bind(self, n: A.Comprehension) -> Fn:
-        init = self.compile(n.accu_init)
-        var = n.accu_var
-        self.scopes.append(var)
-        try:
-            body = self.compile(n.result)
-        finally:
-            self.scopes.pop()
-        metered = self.metered
-
-        def bind(env):
-            if metered:
-                env["@cost"].charge(10)  # the empty iteration range list
-            old = env.get(var, _MISSING)
-            try:
-                env[var] = init(env)
-            except CostExceeded:
-                raise
-            except EvalError as e:
-                env[var] = _ErrBox(e)
-            try:
-                return body(env)
-            finally:
-                if old is _MISSING:
-                    env.pop(var, None)
-                else:
-                    env[var] = old
-        return bind
+            return comprehensions.fast_macro(self, n)
+        return comprehensions.generic(self, n)
 
 
 def _qualified(n: A.Node) -> str | None:
@@ -809,7 +555,6 @@ def _qualified(n: A.Node) -> str | None:
     return None
 
 
-_MISSING = object()
 FOLD_COST_LIMIT = 100_000
 FAST_MACROS = True  # tests switch this off to compare with the generic comprehension
 

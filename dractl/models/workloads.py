@@ -135,17 +135,17 @@ class ClaimTemplate(FrozenRecord):
     """A ResourceClaimTemplate: the claim spec (v1 shape, and with the API server's defaults)
     and the metadata the claims created from it get."""
 
-    __slots__ = ("namespace", "name", "spec", "defaulted_spec", "labels", "annotations")
+    __slots__ = ("model", "namespace", "name", "spec", "labels", "annotations")
 
-    def __init__(self, namespace: str, name: str, spec: dict | None, defaulted_spec: dict | None,
+    def __init__(self, model: ObjectModel, namespace: str, name: str, spec: dict | None,
                  labels: Mapping[str, Any] = _NEW_DICT,
                  annotations: Mapping[str, Any] = _NEW_DICT) -> None:
         # namespace: "default" when unset, as the resourceclaim controller sees it;
         # spec: the v1 ResourceClaimSpec as written (converted).
+        _set(self, "model", model)
         _set(self, "namespace", namespace)
         _set(self, "name", name)
         _set(self, "spec", spec)
-        _set(self, "defaulted_spec", defaulted_spec)
         _set(self, "labels", {} if labels is _NEW_DICT else labels)
         _set(self, "annotations", {} if annotations is _NEW_DICT else annotations)
 
@@ -153,9 +153,14 @@ class ClaimTemplate(FrozenRecord):
     def from_model(cls, model: ObjectModel) -> "ClaimTemplate":
         meta = _meta(model.data)
         template_meta = _meta(_obj(model.v1).get("spec"))
-        return cls(_str(meta.get("namespace")) or "default", _str(meta.get("name")),
-                   model.claim_spec(), model.defaulted_claim_spec(),
-                   _obj(template_meta.get("labels")), _obj(template_meta.get("annotations")))
+        return cls(model, _str(meta.get("namespace")) or "default", _str(meta.get("name")),
+                   model.claim_spec(), _obj(template_meta.get("labels")),
+                   _obj(template_meta.get("annotations")))
+
+    @property
+    def defaulted_spec(self) -> dict | None:
+        """The spec with the API server's defaults (computed once, on first use)."""
+        return self.model.defaulted_claim_spec()
 
 
 class PodGroup(FrozenRecord):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from dractl.report.inputpaths import checkout_path
 from dractl.report.sanitize import safe_line
 from dractl.findings import ERROR, WARNING, Finding
 
@@ -28,17 +29,8 @@ def escape_property(text: str) -> str:
 
 def annotation_path(name: str) -> str:
     """Paths relative to the working directory (the checkout), `/`-separated, without `./`."""
-    if not name or name.startswith(("<", "builtin:")):
-        return ""
-    path = os.path.normpath(name)
-    if os.path.isabs(path):
-        try:
-            rel = os.path.relpath(path)
-        except ValueError:
-            rel = path
-        if not rel.startswith(".."):
-            path = rel
-    return path.replace(os.sep, "/")
+    path = checkout_path(name)
+    return "" if path is None else path.replace(os.sep, "/")
 
 
 def annotation(f: Finding) -> str:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from dractl.report.sanitize import safe_line, safe_text
 from dractl.findings import ERROR, Finding
+
+if TYPE_CHECKING:  # one test case per document, described by the pipeline
+    from dractl.pipeline.result import DocInfo
 
 FILE_CASE = "(file)"
 
@@ -28,15 +31,6 @@ FILE_CASE = "(file)"
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 
-class DocumentLike(Protocol):
-    file: str
-    line: int
-    column: int
-    api_version: str
-    kind: str
-    namespace: str
-    name: str
-    index: int
 
 
 def _xml(text: str, one_line: bool) -> str:
@@ -60,7 +54,7 @@ def finding_text(f: Finding) -> str:
     return f"{where}: {f.severity} {f.code} {field}{f.message}"
 
 
-def _case_name(d: DocumentLike) -> str:
+def _case_name(d: DocInfo) -> str:
     obj = f"{d.namespace}/{d.name}" if d.namespace else d.name
     if d.kind and obj:
         return f"{d.kind} {obj}"
@@ -84,7 +78,7 @@ def _owner(f: Finding, by_identity: dict) -> object | None:
     return best
 
 
-def render(findings: Iterable[Finding], documents: Iterable[DocumentLike], *,
+def render(findings: Iterable[Finding], documents: Iterable[DocInfo], *,
            name: str = "dractl") -> str:
     findings = list(findings)
     documents = list(documents)

@@ -14,6 +14,7 @@ import re
 from typing import Iterable
 from urllib.parse import quote
 
+from dractl.report.inputpaths import checkout_path
 from dractl.report.sanitize import safe_line
 from dractl.findings import ERROR, WARNING, Finding, RuleDoc
 
@@ -41,16 +42,9 @@ def _text_block(s: str) -> str:
 
 def artifact_uri(name: str) -> tuple[str, bool] | None:
     """(uri, relative?) of an input file; None for standard input."""
-    if not name or name.startswith(("<", "builtin:")):
+    path = checkout_path(name)
+    if path is None:
         return None
-    path = os.path.normpath(name)
-    if os.path.isabs(path):
-        try:
-            rel = os.path.relpath(path)
-        except ValueError:
-            rel = path
-        if not rel.startswith(".."):
-            path = rel
     raw = os.fsencode(path)  # undecodable file names keep their bytes, percent-encoded
     if os.path.isabs(path):
         return "file://" + quote(raw.replace(os.sep.encode(), b"/"), safe="/"), False

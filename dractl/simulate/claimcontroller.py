@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any
 
 from dractl.api.resource import ModelError, ResourceClaim
+from dractl.models import ClaimTemplate
 from dractl.simulate import reasons as R
 from dractl.simulate.cluster import ClusterState
 from dractl.simulate.groups import PodGroupInfo
@@ -161,23 +162,21 @@ class ClaimController:
     def _generate_claim(self, namespace: str, owner_name: str, pod_claim: str, template: dict,
                         owner_ref: dict, seed: str) -> ClaimState:
         """What the resourceclaim controller creates from a template (docs 3.14, 3.13)."""
-        data = template["data"]
-        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
-        tmeta = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
+        source: ClaimTemplate = template["template"]
         generate_name = claim_generate_name(owner_name, pod_claim)
         claim_name = generated_name(generate_name, seed)
         meta: dict[str, Any] = {"name": claim_name, "generateName": generate_name,
                                 "namespace": namespace,
                                 "uid": uid_for("ResourceClaim", namespace, claim_name)}
-        if tmeta.get("labels"):
-            meta["labels"] = copy.deepcopy(tmeta["labels"])
-        meta["annotations"] = {**copy.deepcopy(tmeta.get("annotations") or {}),
+        if source.labels:
+            meta["labels"] = copy.deepcopy(source.labels)
+        meta["annotations"] = {**copy.deepcopy(source.annotations),
                                "resource.kubernetes.io/pod-claim-name": pod_claim}
         meta["ownerReferences"] = [owner_ref]
         # The spec is shared with the template (read-only; reports copy before printing).
         manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
-                    "spec": spec.get("spec") or {}}
-        model = self._template_model(template, manifest, namespace, data)
+                    "spec": source.spec or {}}
+        model = self._template_model(template, manifest, namespace, source.name)
         model = dataclasses.replace(model, name=claim_name, namespace=namespace, uid=meta["uid"])
         state = ClaimState(namespace, claim_name, meta["uid"], manifest, model, template["doc"],
                            generated=True, touched=True)
@@ -185,12 +184,12 @@ class ClaimController:
         return state
 
     @staticmethod
-    def _template_model(template: dict, manifest: dict, namespace: str, data: dict) -> ResourceClaim:
+    def _template_model(template: dict, manifest: dict, namespace: str, name: str) -> ResourceClaim:
         model = template.get("model")
         if model is None:  # parse the template's claim spec once, then only rename
             try:
                 model = template["model"] = ResourceClaim.from_dict(manifest)
             except (ModelError, ValueError, TypeError) as exc:
                 raise ClaimProblem(Reason(R.MODEL, f"claim from template {namespace}/"
-                                          f"{data.get('metadata', {}).get('name')}: {exc}")) from None
+                                          f"{name}: {exc}")) from None
         return model

@@ -12,9 +12,9 @@ Two API shapes (docs/api-and-scheduling.md 1.7):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 from dractl.load.document import Document
+from dractl.models import PodGroup, model_of
+from dractl.models.workloads import scheduling_policy
 from dractl.simulate.names import uid_for
 
 
@@ -52,16 +52,6 @@ class PodGroupInfo:
         return None
 
 
-def _policy(spec: Any) -> tuple[str, int]:
-    policy = spec.get("schedulingPolicy") if isinstance(spec, dict) else None
-    if not isinstance(policy, dict):
-        policy = spec.get("policy") if isinstance(spec, dict) else None  # 1.35 field name
-    if isinstance(policy, dict) and isinstance(policy.get("gang"), dict):
-        count = policy["gang"].get("minCount")
-        return "gang", count if isinstance(count, int) and not isinstance(count, bool) else 0
-    return "basic", 0
-
-
 class GroupIndex:
     """Workloads and PodGroups of the input, and pod membership."""
 
@@ -71,39 +61,31 @@ class GroupIndex:
         self._instances: dict[tuple, PodGroupInfo] = {}
 
     def add(self, doc: Document) -> None:
-        ns = doc.namespace or "default"
-        data = doc.data
-        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+        model = model_of(doc)
         if doc.kind == "Workload":
-            self.workloads[(ns, doc.name)] = {"doc": doc, "spec": spec}
+            data = doc.data
+            spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+            self.workloads[(doc.namespace or "default", doc.name)] = {"doc": doc, "spec": spec}
         elif doc.kind == "PodGroup":
-            policy, min_count = _policy(spec)
-            if not spec.get("schedulingPolicy"):
-                policy, min_count = self._template_policy(ns, spec) or (policy, min_count)
-            meta = doc.metadata
-            claims = [c for c in spec.get("resourceClaims") or [] if isinstance(c, dict)]
-            status = data.get("status") if isinstance(data.get("status"), dict) else {}
-            info = PodGroupInfo(ns, doc.name, meta.get("uid") or uid_for("PodGroup", ns, doc.name),
-                                policy, min_count, claims, doc.api_version, True, doc)
-            for s in status.get("resourceClaimStatuses") or []:
-                if isinstance(s, dict) and s.get("name") and s.get("resourceClaimName"):
-                    info.claim_statuses[s["name"]] = s["resourceClaimName"]
+            group = PodGroup.from_model(model)
+            policy, min_count = group.policy, group.min_count
+            if not group.policy_set:
+                policy, min_count = self._template_policy(group) or (policy, min_count)
+            ns = group.namespace
+            info = PodGroupInfo(ns, doc.name, group.uid or uid_for("PodGroup", ns, doc.name),
+                                policy, min_count, list(group.resource_claims), doc.api_version,
+                                True, doc, dict(group.claim_statuses))
             self.pod_groups[(ns, doc.name)] = info
 
-    def _template_policy(self, ns: str, spec: dict) -> tuple[str, int] | None:
+    def _template_policy(self, group: PodGroup) -> tuple[str, int] | None:
         # A PodGroup may leave its policy to the Workload template it was created from.
-        ref = spec.get("podGroupTemplateRef") or spec.get("workloadRef") or {}
-        if isinstance(ref, dict) and isinstance(ref.get("workload"), dict):
-            ref = ref["workload"]
-        if not isinstance(ref, dict):
-            return None
-        workload = self.workloads.get((ns, ref.get("workloadName") or ""))
-        template_name = ref.get("podGroupTemplateName") or ref.get("templateName")
+        ref = group.template_ref
+        workload = self.workloads.get((group.namespace, ref.get("workloadName") or ""))
         if workload is None:
             return None
         for t in workload["spec"].get("podGroupTemplates") or []:
-            if isinstance(t, dict) and t.get("name") == template_name:
-                return _policy(t)
+            if isinstance(t, dict) and t.get("name") == ref.get("templateName"):
+                return scheduling_policy(t)
         return None
 
     def group_of(self, pod_spec: dict, namespace: str) -> tuple[PodGroupInfo | None, str | None]:
@@ -129,7 +111,7 @@ class GroupIndex:
             key = (namespace, ref["name"], group_name, replica)
             group = self._instances.get(key)
             if group is None:
-                policy, min_count = _policy(template)
+                policy, min_count = scheduling_policy(template)
                 name = "/".join(p for p in (ref["name"], group_name, replica) if p)
                 group = PodGroupInfo(namespace, name, uid_for("WorkloadGroup", namespace, name),
                                      policy, min_count, [], workload["doc"].api_version, False,

@@ -8,17 +8,16 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from dractl.allocator import Allocator
-from dractl.api.convert import to_v1
 from dractl.api.quantity import Quantity, QuantityError
 from dractl.api.resource import (DeviceClass, DeviceTaintRule, ModelError, ResourceClaim,
                                  ResourceSlice)
 from dractl.load.document import Document
+from dractl.models import CONTROLLER_KINDS, ClaimTemplate, Node, model_of
 from dractl.simulate import reasons as R
 from dractl.simulate.cluster import ClusterState
 from dractl.simulate.groups import GroupIndex
 from dractl.simulate.names import uid_for
 from dractl.simulate.nodes import SimNode
-from dractl.simulate.pods import CONTROLLER_KINDS
 from dractl.simulate.resources import allocatable, extended_class_map
 from dractl.simulate.state import ALREADY_ALLOCATED, CLAIM_ERROR, ClaimState, Plan, Reason
 
@@ -69,7 +68,7 @@ def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:
     if bad and group == "resource.k8s.io" and kind in ("ResourceSlice", "DeviceClass", "DeviceTaintRule"):
         found.left_out.append(doc)
     if group == "resource.k8s.io":
-        data = to_v1(doc.data)
+        data = model_of(doc).v1
         try:
             if kind == "DeviceClass" and not bad:
                 model = DeviceClass.from_dict(data)
@@ -82,8 +81,9 @@ def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:
             elif kind == "DeviceTaintRule" and not bad:
                 found.rules.append(DeviceTaintRule.from_dict(data))
             elif kind == "ResourceClaimTemplate":
-                ns = doc.namespace or "default"
-                cluster.templates[(ns, doc.name)] = {"doc": doc, "data": data, "invalid": bad}
+                template = ClaimTemplate.from_model(model_of(doc))
+                cluster.templates[(template.namespace, doc.name)] = {
+                    "doc": doc, "template": template, "invalid": bad}
             elif kind == "ResourceClaim":
                 _add_input_claim(cluster, doc, data, bad)
         except (ModelError, ValueError, TypeError) as exc:
@@ -138,7 +138,7 @@ def _add_nodes(cluster: ClusterState, found: _Collected) -> None:
     nodes: list[SimNode] = []
     seen = set()
     for doc in found.node_docs:
-        node = SimNode.from_manifest(doc.data)
+        node = SimNode.from_model(Node.from_model(model_of(doc)))
         if node.name and node.name not in seen:
             seen.add(node.name)
             nodes.append(node)
@@ -182,7 +182,7 @@ def native_mappings(docs) -> dict:
     for doc in docs:
         if doc.kind != "ResourceSlice" or doc.group != "resource.k8s.io":
             continue
-        spec = to_v1(doc.data).get("spec") or {}
+        spec = model_of(doc).v1.get("spec") or {}
         pool = (spec.get("pool") or {}).get("name")
         for device in spec.get("devices") or []:
             if not isinstance(device, dict):

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from dractl.allocator.nodes import NodeInfo, NodeSelectorError, node_selector_matches
 from dractl.api.resource import NodeSelector
+from dractl.models import Node, ObjectModel
 
 
 @dataclass(frozen=True)
@@ -36,21 +37,16 @@ class SimNode:
         self.info = NodeInfo(self.name, MappingProxyType(dict(self.labels)))
 
     @classmethod
+    def from_model(cls, node: Node) -> "SimNode":
+        """A declared Node (dractl.models.Node: hostname label defaulted, taints, cordon)."""
+        return cls(node.name, dict(node.labels),
+                   tuple(NodeTaint(t.key, t.value, t.effect) for t in node.taints),
+                   dict(node.allocatable), unschedulable=node.unschedulable)
+
+    @classmethod
     def from_manifest(cls, data: Mapping[str, Any]) -> "SimNode":
-        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
-        labels = {str(k): "" if v is None else str(v) for k, v in labels.items()}
-        name = str(meta.get("name") or "")
-        labels.setdefault("kubernetes.io/hostname", name)
-        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
-        taints = []
-        for t in spec.get("taints") or []:
-            if isinstance(t, dict) and isinstance(t.get("key"), str):
-                taints.append(NodeTaint(t["key"], str(t.get("value") or ""), str(t.get("effect") or "")))
-        unschedulable = spec.get("unschedulable") is True
-        status = data.get("status") if isinstance(data.get("status"), dict) else {}
-        allocatable = status.get("allocatable") if isinstance(status.get("allocatable"), dict) else {}
-        return cls(name, labels, tuple(taints), dict(allocatable), unschedulable=unschedulable)
+        """A Node manifest (a parsed object, not yet a model)."""
+        return cls.from_model(Node.from_model(ObjectModel(data)))
 
     @classmethod
     def inferred(cls, name: str) -> "SimNode":

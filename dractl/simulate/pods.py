@@ -10,9 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from dractl.load.document import Document
+from dractl.models import CONTROLLER_KINDS, Pod, model_of
+from dractl.models.controllers import BY_KIND
 from dractl.simulate.names import suffix, uid_for
 
-CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")
+__all__ = ["CONTROLLER_KINDS", "MAX_PODS", "PodInput", "TooManyPods", "expand_controller",
+           "pod_from_document", "replica_count"]
 
 # A replica count is a valid int32 up to 2^31: expanding it blindly would take the machine's
 # memory. A dry run of more pods than this is not a dry run any more.
@@ -27,13 +30,11 @@ class TooManyPods(Exception):
 
 def replica_count(doc: Document) -> int:
     """How many pods a controller would create (DaemonSets: decided per node, reported as 0)."""
-    spec = doc.data.get("spec") if isinstance(doc.data.get("spec"), dict) else {}
     if doc.kind in ("Deployment", "ReplicaSet", "StatefulSet"):
+        spec = doc.data.get("spec") if isinstance(doc.data.get("spec"), dict) else {}
         return _int(spec.get("replicas"), 1)
     if doc.kind in ("Job", "CronJob"):
-        if doc.kind == "CronJob":
-            job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
-            spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
+        spec = _at(doc.data, _job_spec_path(doc.kind))
         parallelism = _int(spec.get("parallelism"), 1)
         completions = spec.get("completions")
         return min(parallelism, _int(completions, parallelism)) if completions is not None else parallelism
@@ -64,6 +65,23 @@ class PodInput:
     def node_name(self) -> str:
         v = self.spec.get("nodeName")
         return v if isinstance(v, str) else ""
+
+
+def _at(data: Any, path: tuple) -> dict:
+    """The object at `path` ({} when something on the way is not an object)."""
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _template_path(kind: str) -> tuple:
+    """Where the controller's pod template sits (dractl.models.controllers, the one table)."""
+    return BY_KIND[kind].template_path
+
+
+def _job_spec_path(kind: str) -> tuple:
+    """Job and CronJob: the JobSpec that holds the template (its parallelism, completions)."""
+    return _template_path(kind)[:-1]
 
 
 def _int(value: Any, default: int) -> int:
@@ -110,13 +128,17 @@ def pod_from_document(doc: Document) -> PodInput:
     namespace = doc.namespace or "default"
     meta = doc.metadata
     uid = meta.get("uid") if isinstance(meta.get("uid"), str) else uid_for("Pod", namespace, doc.name)
-    spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+    pod = Pod.from_model(model_of(doc))
+    if pod is not None:
+        spec, labels, spec_path = pod.spec, dict(pod.labels), pod.spec_path
+    else:  # spec is not an object (the schema reports it): nothing to read there
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+        spec, labels, spec_path = {}, dict(labels), ("spec",)
     status = dict(data.get("status")) if isinstance(data.get("status"), dict) else {}
     if isinstance(status.get("resourceClaimStatuses"), list):
         status["resourceClaimStatuses"] = list(status["resourceClaimStatuses"])  # the run appends
-    labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
     # The input document itself; reports copy it before filling in nodeName, namespace and uid.
-    return PodInput(namespace, doc.name, uid, spec, status, dict(labels), doc, ("spec",), "", data)
+    return PodInput(namespace, doc.name, uid, spec, status, labels, doc, spec_path, "", data)
 
 
 def expand_controller(doc: Document, node_names: Iterable[str] = (),
@@ -140,37 +162,35 @@ def expand_controller(doc: Document, node_names: Iterable[str] = (),
         if pod is not None:
             pods.append(pod)
 
-    template = spec.get("template")
+    template_path = _template_path(kind)
+    template = _at(data, template_path[:-1]).get(template_path[-1])
     if kind == "Deployment":
         rs_name = f"{name}-{suffix('rs/' + namespace + '/' + name, 10)}"
         rs_uid = uid_for("ReplicaSet", namespace, rs_name)
         for i in range(_int(spec.get("replicas"), 1)):
-            add(f"{rs_name}-{suffix(f'{rs_name}/{i}')}", template, ("spec", "template"),
+            add(f"{rs_name}-{suffix(f'{rs_name}/{i}')}", template, template_path,
                 "ReplicaSet", rs_name, rs_uid)
     elif kind == "ReplicaSet":
         for i in range(_int(spec.get("replicas"), 1)):
-            add(f"{name}-{suffix(f'{namespace}/{name}/{i}')}", template, ("spec", "template"),
+            add(f"{name}-{suffix(f'{namespace}/{name}/{i}')}", template, template_path,
                 "ReplicaSet", name, uid)
     elif kind == "StatefulSet":
         for i in range(_int(spec.get("replicas"), 1)):
-            add(f"{name}-{i}", template, ("spec", "template"), "StatefulSet", name, uid,
+            add(f"{name}-{i}", template, template_path, "StatefulSet", name, uid,
                 {"hostname": f"{name}-{i}"})
     elif kind == "Job":
-        pods.extend(_job_pods(doc, spec, ("spec",), name, uid))
+        pods.extend(_job_pods(doc, template_path, name, uid))
     elif kind == "CronJob":
-        job_template = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
-        job_spec = job_template.get("spec") if isinstance(job_template.get("spec"), dict) else {}
         # The CronJob controller names a job after its scheduled time in minutes; one job here.
         job_name = f"{name}-{int(suffix('cron/' + name, 8).encode().hex(), 16) % 10**8:08d}"
-        pods.extend(_job_pods(doc, job_spec, ("spec", "jobTemplate", "spec"), job_name,
-                              uid_for("Job", namespace, job_name)))
+        pods.extend(_job_pods(doc, template_path, job_name, uid_for("Job", namespace, job_name)))
     elif kind == "DaemonSet":
         tolerations = daemonset_tolerations(template)
         for node in node_names:
             affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                 "nodeSelectorTerms": [{"matchFields": [
                     {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
-            add(f"{name}-{suffix(f'{namespace}/{name}/{node}')}", template, ("spec", "template"),
+            add(f"{name}-{suffix(f'{namespace}/{name}/{node}')}", template, template_path,
                 "DaemonSet", name, uid, {"affinity": affinity, "tolerations": tolerations})
     return pods
 
@@ -199,15 +219,14 @@ def daemonset_tolerations(template: Any) -> list[dict]:
     return tolerations
 
 
-def _job_pods(doc: Document, spec: dict, spec_path: tuple, job_name: str,
+def _job_pods(doc: Document, template_path: tuple, job_name: str,
               job_uid: str) -> list[PodInput]:
-    parallelism = _int(spec.get("parallelism"), 1)
-    completions = spec.get("completions")
-    count = min(parallelism, _int(completions, parallelism)) if completions is not None else parallelism
+    spec = _at(doc.data, template_path[:-1])
+    count = replica_count(doc)
     pods = []
     namespace = doc.namespace or "default"
     for i in range(count):
-        pod = _pod_from_template(doc, spec.get("template"), spec_path + ("template",),
+        pod = _pod_from_template(doc, spec.get("template"), template_path,
                                  f"{job_name}-{suffix(f'{namespace}/{job_name}/{i}')}", "Job",
                                  job_name, job_uid)
         if pod is not None:

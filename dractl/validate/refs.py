@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from dractl.api.defaults import EXACT_COUNT, default_allocation
 from dractl.findings import ERROR, WARNING, Finding, register
 from dractl.models.controllers import pod_spec_location
 from dractl.models.objects import ObjectModel, as_models
@@ -180,13 +181,13 @@ def _subrequests(request: dict) -> dict:
 
 
 def _count(obj: dict) -> int | None:
-    """Devices an exact request or subrequest gets: None when unknown (All mode)."""
-    mode = obj.get("allocationMode") or "ExactCount"
-    count = obj.get("count")
-    if mode != "ExactCount":
+    """Devices an exact request or subrequest gets: None when unknown (All mode, or a count
+    that is not a number). The defaults are the API server's (dractl.api.defaults)."""
+    request = {"allocationMode": obj.get("allocationMode"), "count": obj.get("count")}
+    default_allocation(request)
+    count = request["count"]
+    if request["allocationMode"] != EXACT_COUNT:
         return None
-    if count in (None, 0):
-        return 1
     return count if isinstance(count, int) and not isinstance(count, bool) else None
 
 

@@ -53,7 +53,7 @@ def test_every_model_class_is_covered():
 def test_mapping_defaults_are_fresh_per_object():
     one, two = workloads.Node("a", {}), workloads.Node("b", {})
     assert one.allocatable == {} and one.allocatable is not two.allocatable
-    tpl = workloads.ClaimTemplate("default", "t", None, None)
+    tpl = workloads.ClaimTemplate(None, "default", "t", None)  # (model, namespace, name, spec)
     assert tpl.labels == {} == tpl.annotations and tpl.labels is not tpl.annotations
 
 

@@ -6,6 +6,7 @@ is a plugin of its own."""
 
 from __future__ import annotations
 
+from dractl.api.defaults import exact_count_request
 from dractl.api.resource import ResourceClaim
 from dractl.simulate.framework import Plugin, unresolvable
 from dractl.simulate.names import generated_name, uid_for
@@ -16,9 +17,7 @@ NAME = "DynamicResources"  # upstream's plugin for these verdicts
 
 
 def _requests(ext) -> list[dict]:
-    return [{"name": e.request_name, "exactly": {"deviceClassName": e.device_class,
-                                                 "allocationMode": "ExactCount", "count": e.count}}
-            for e in ext]
+    return [exact_count_request(e.request_name, e.device_class, e.count) for e in ext]
 
 
 class ExtendedResources(Plugin):

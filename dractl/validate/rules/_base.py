@@ -11,6 +11,7 @@ import functools
 import json
 from typing import Any, Callable, Iterable
 
+from dractl.api.quantity import Quantity, QuantityError
 from dractl.findings import CODES, ERROR, Finding, render_path
 
 # Single place for the `Too long` detail: apimachinery changed it across releases
@@ -230,3 +231,14 @@ def version_tuple(version: str) -> tuple[int, int]:
 def uniq_sorted_keys(mapping: dict) -> list:
     """Map keys in a deterministic order (upstream iterates Go maps randomly)."""
     return sorted(mapping, key=lambda k: str(k))
+
+
+def parsed_quantity(value: Any) -> Quantity | None:
+    """A quantity field's value; None when unset or not a quantity (the schema, or the field's
+    own rule, reports that)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return Quantity.parse(value)
+    except (QuantityError, ValueError, TypeError, ArithmeticError):
+        return None

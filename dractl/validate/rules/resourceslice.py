@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dractl.api.quantity import Quantity, QuantityError
+from dractl.api.quantity import Quantity
 from dractl.findings import ERROR, WARNING, MapKey, register
 
 from . import common, slicefields
+from ._base import parsed_quantity as _quantity
 from ._base import (BAD, Emitter, duplicate, forbidden, get_bool, get_int, get_list, get_map,
                     get_obj, get_opt_str, get_str, invalid, required, too_long, too_many)
 from ._formats import (SEMVER_MSG, SEMVER_RE, check_dns_label, check_dns_subdomain,
@@ -520,15 +521,6 @@ def _check_consumes(em: Emitter, consumes: list, path: tuple) -> None:
 
 
 # -- consumable capacity ----------------------------------------------------------------------
-
-def _quantity(value: Any) -> Quantity | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return Quantity.parse(value)
-    except (QuantityError, ValueError, TypeError, ArithmeticError):
-        return None
-
 
 def _check_request_policy(em: Emitter, capacity_value: Any, policy: dict, path: tuple) -> None:
     cap = _quantity(capacity_value)

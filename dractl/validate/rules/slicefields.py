@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dractl.api.quantity import Quantity, QuantityError
 from dractl.findings import ERROR, WARNING, MapKey, register
 
 from . import common
+from ._base import parsed_quantity as _quantity
 from ._base import (BAD, Emitter, duplicate, get_list, get_map, get_obj, get_opt_str, invalid,
                     not_found, required, too_many, unsupported)
 from ._formats import check_fully_qualified_name
@@ -160,15 +160,6 @@ def check_partition_type_attribute(em: Emitter, spec: dict, devices: Any) -> Non
 
 
 # -- nodeAllocatableResources (1.37) ----------------------------------------------------------
-
-def _quantity(value: Any) -> Quantity | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return Quantity.parse(value)
-    except (QuantityError, ValueError, TypeError, ArithmeticError):
-        return None
-
 
 def is_node_allocatable_name(name: str) -> bool:
     return name in ("cpu", "memory", "ephemeral-storage") or name.startswith("hugepages-")
