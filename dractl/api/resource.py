@@ -217,6 +217,8 @@ class CounterSet:
 class DeviceCounterConsumption:
     counter_set: str
     counters: Mapping[str, Quantity]
+    # 1.37 (DRADeviceCompatibilityGroups): unset, null and [] all mean "no groups".
+    compatibility_groups: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "DeviceCounterConsumption":
@@ -226,7 +228,7 @@ class DeviceCounterConsumption:
             _str(k): _quantity(_map(v).get("value"), f"{where}: consumesCounters {name}: counter {k}")
             for k, v in _map(m.get("counters")).items()
         }
-        return cls(name, _frozen(counters))
+        return cls(name, _frozen(counters), tuple(_str(g) for g in _list(m.get("compatibilityGroups"))))
 
 
 @dataclass(frozen=True)
@@ -359,6 +361,8 @@ class ResourceSlice:
     shared_counters: tuple[CounterSet, ...] = ()
     # 1.37 (DRAPartitionableDevicesType): the string attribute that names each partition's type.
     partition_type_attribute: str | None = None
+    # 1.37 (DRAOptionalNodeOperations): node operations the kubelet may skip; None when absent or empty.
+    skip_node_operations: tuple[str, ...] | None = None
 
     @property
     def pool_id(self) -> tuple[str, str]:
@@ -382,6 +386,7 @@ class ResourceSlice:
             shared_counters=tuple(CounterSet.from_dict(c, f"slice {name}")
                                   for c in _list(spec.get("sharedCounters"))),
             partition_type_attribute=_str(spec.get("partitionTypeAttribute")) or None,
+            skip_node_operations=_str_tuple_or_none(spec.get("skipNodeOperations")),
         )
 
 
@@ -457,6 +462,23 @@ def _capacity_requirements(raw: Any, where: str) -> CapacityRequirements | None:
     }))
 
 
+@dataclass(frozen=True)
+class DeviceDerivedAttribute:
+    """1.37 (DRADerivedAttributes): a per-device value computed by CEL for constraints."""
+
+    name: str
+    expression: str
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> "DeviceDerivedAttribute":
+        m = _map(raw)
+        return cls(_str(m.get("name")), _str(m.get("expression")))
+
+
+def _derived_attributes(m: Mapping[str, Any]) -> tuple[DeviceDerivedAttribute, ...]:
+    return tuple(DeviceDerivedAttribute.from_dict(d) for d in _list(m.get("derivedAttributes")))
+
+
 def _mode_and_count(m: Mapping[str, Any]) -> tuple[str, int]:
     mode = _str(m.get("allocationMode")) or ALLOCATION_MODE_EXACT_COUNT
     raw_count = m.get("count")
@@ -477,6 +499,7 @@ class DeviceSubRequest:
     capacity: CapacityRequirements | None = None
     # Subrequests never have admin access; present for a uniform interface with ExactDeviceRequest.
     admin_access: bool | None = None
+    derived_attributes: tuple[DeviceDerivedAttribute, ...] = ()
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "DeviceSubRequest":
@@ -489,6 +512,7 @@ class DeviceSubRequest:
             allocation_mode=mode, count=count,
             tolerations=tuple(DeviceToleration.from_dict(t) for t in _list(m.get("tolerations"))),
             capacity=_capacity_requirements(m.get("capacity"), f"{where}/{name}"),
+            derived_attributes=_derived_attributes(m),
         )
 
 
@@ -501,6 +525,7 @@ class ExactDeviceRequest:
     admin_access: bool | None = None
     tolerations: tuple[DeviceToleration, ...] = ()
     capacity: CapacityRequirements | None = None
+    derived_attributes: tuple[DeviceDerivedAttribute, ...] = ()
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "ExactDeviceRequest":
@@ -513,6 +538,7 @@ class ExactDeviceRequest:
             admin_access=_opt_bool(m.get("adminAccess")),
             tolerations=tuple(DeviceToleration.from_dict(t) for t in _list(m.get("tolerations"))),
             capacity=_capacity_requirements(m.get("capacity"), where),
+            derived_attributes=_derived_attributes(m),
         )
 
 
@@ -572,6 +598,7 @@ class DeviceRequestAllocationResult:
     binding_failure_conditions: tuple[str, ...] | None = None
     share_id: str | None = None
     consumed_capacity: Mapping[str, Quantity] | None = None
+    skip_node_operations: tuple[str, ...] | None = None    # 1.37, copied from the device's slice
 
     @property
     def device_id(self) -> tuple[str, str, str]:
@@ -591,6 +618,7 @@ class DeviceRequestAllocationResult:
             share_id=_str(m.get("shareID")) or None,
             consumed_capacity=_frozen({_str(k): _quantity(v, f"{where}: consumedCapacity {k}")
                                        for k, v in cc.items()}) if (type(cc) is dict or isinstance(cc, Mapping)) else None,
+            skip_node_operations=_str_tuple_or_none(m.get("skipNodeOperations")),
         )
 
     def to_dict(self) -> dict:
@@ -607,6 +635,8 @@ class DeviceRequestAllocationResult:
             out["shareID"] = self.share_id
         if self.consumed_capacity is not None:
             out["consumedCapacity"] = {k: q.canonical() for k, q in self.consumed_capacity.items()}
+        if self.skip_node_operations:
+            out["skipNodeOperations"] = list(self.skip_node_operations)
         return out
 
 
