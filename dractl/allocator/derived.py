@@ -101,7 +101,14 @@ def evaluate(engine, expression: str, device):
     """The raw CEL value of `expression` for `device`; raises CelCompileError/CelRuntimeError."""
     cel_engine, *_rest, runtime_error, _parse = _cel()
     compiled = _compile(expression)
-    activation = engine.activation(device)
+    if hasattr(engine, "activation"):
+        activation = engine.activation(device)
+    else:
+        # An engine without device conversion (a caller's own selector engine): convert the
+        # device as the default release's SelectorEngine would.
+        from dractl.api.versions import FeatureGates
+        from dractl.cel.device import build_activation
+        activation = build_activation(device, FeatureGates())
     if activation.error is not None:
         raise compiled._runtime_error(activation.error)
     cost_limit = getattr(engine, "cost_limit", cel_engine.MAX_COST)
