@@ -134,3 +134,12 @@ def test_fractional_default_does_not_select_the_milli_path():
     milli = DeviceCapacity(Quantity.parse("8"), CapacityRequestPolicy(valid_range=_range("1", "8", "500m")))
     assert consumed_amount(Quantity.parse("1100m"), milli, True).canonical() == "1500m"
     assert consumed_amount(Quantity.parse("2"), milli, True).canonical() == "2"
+
+
+def test_pruning_never_hides_a_derived_attribute_error():
+    # One device for count 2: dractl's pruning of hopeless scans must not skip the pick that
+    # evaluates the failing derived expression (upstream scans and fails with the error).
+    c = claim(requests=[_derived_request('device.attributes["driver-a"].missing', count=2)],
+              constraints=[{"matchAttribute": "derived/v"}])
+    out = _real([slice_(devices=["d0"])]).allocate(NODE, [c])
+    assert out.is_error and "no such key: missing" in out.error
