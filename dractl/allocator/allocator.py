@@ -36,17 +36,22 @@ class Allocator:
         are kept between calls; `checks.SHARED_FACTS` (process-wide) when omitted, so Allocators
         built per node or per pod on the same slice objects reuse them. Keyed safely (see
         `checks.FactCache`); pass a fresh `FactCache()` to keep them private.
+    compat: the behaviour switches (`features.Compat`); None = as the gates' release ships them.
     shortcuts: False turns every cache and pruning of the search off (the straightforward path
         the differential tests compare with); outcomes are the same, only slower.
     """
 
     def __init__(self, gates, classes: Iterable[DeviceClass] = (), slices: Iterable[ResourceSlice] = (),
                  allocated_claims: Iterable[ResourceClaim] = (), taint_rules: Iterable[DeviceTaintRule] = (),
-                 cel_engine=None, *, compat: Compat = Compat(), variant: str | None = None,
+                 cel_engine=None, *, compat: Compat | None = None, variant: str | None = None,
                  inventory: Inventory | None = None, share_id: Callable[[], str] | None = None,
                  facts: FactCache | None = None, shortcuts: bool = True):
         self.features = gates if isinstance(gates, AllocatorFeatures) else AllocatorFeatures.from_gates(gates)
         self.gates = None if isinstance(gates, AllocatorFeatures) else gates
+        # Without an explicit `compat`, the switches follow the gates' release (1.37 ships both
+        # fixes); AllocatorFeatures carry no release, so they get the snapshot's behaviour.
+        if compat is None:
+            compat = Compat.for_release(getattr(self.gates, "version", None)) if self.gates is not None else Compat()
         self.compat = compat
         self.variant = variant or self.features.variant
         self.inventory = inventory if inventory is not None else Inventory(
@@ -74,7 +79,7 @@ class Allocator:
         self._counter_cache_version = -1
 
     @classmethod
-    def from_inventory(cls, inventory: Inventory, cel_engine, *, gates=None, compat: Compat = Compat(),
+    def from_inventory(cls, inventory: Inventory, cel_engine, *, gates=None, compat: Compat | None = None,
                        variant: str | None = None, share_id: Callable[[], str] | None = None,
                        facts: FactCache | None = None, shortcuts: bool = True) -> "Allocator":
         return cls(gates if gates is not None else inventory.features, cel_engine=cel_engine, compat=compat,

@@ -7,15 +7,46 @@ from fractions import Fraction
 from typing import Mapping
 
 from dractl.api.quantity import BINARY_SI, Quantity
-from dractl.api.resource import CapacityRequestPolicy, DeviceCapacity, Device
+from dractl.api.resource import CapacityRequestPolicy, CapacityRequestPolicyRange, DeviceCapacity, Device
+
+# resource.MaxMilliValue: the largest value whose milli value fits an int64.
+_MAX_MILLI_VALUE = (2 ** 63 - 1) // 1000
+
+
+def _milli(q: Quantity) -> int:
+    """resource.Quantity.MilliValue(): rounded up to a whole milli-unit."""
+    return -(-q.value.numerator * 1000 // q.value.denominator)
+
+
+def use_milli(rng: CapacityRequestPolicyRange, fractional: bool) -> bool:
+    """1.37 (DRAFractionalCapacityRange, upstream-1.37-verified C.3): the range is evaluated in
+    milli-units when the gate is on, every bound fits milli arithmetic, some of min/max/step is
+    fractional (the default does not count here) and a step is at least 1m."""
+    if not fractional:
+        return False
+    bounds = [q for q in (rng.min, rng.max, rng.step) if q is not None]
+    if any(q.ceil_int() > _MAX_MILLI_VALUE for q in bounds):
+        return False
+    if not any(_milli(q) % 1000 for q in bounds):
+        return False
+    return rng.step is None or _milli(rng.step) >= 1
+
+
+def _round_up_milli(requested: Quantity, rng: CapacityRequestPolicyRange) -> Quantity:
+    """roundUpRange in milli-units: min + ceil((request - min) / step) * step."""
+    v, lo, step = _milli(requested), _milli(rng.min), _milli(rng.step)
+    n = -(-(v - lo) // step)
+    total = lo + step * n
+    return Quantity(Fraction(total, 1000), rng.step.format)
 
 def _same_representation(a: Quantity, b: Quantity) -> bool:
     # Upstream compares the Go structs; the closest observable equivalent is value and format.
     return a.value == b.value and a.format == b.format
 
 
-def consumed_amount(requested: Quantity | None, cap: DeviceCapacity) -> Quantity:
-    """What one allocation consumes of one capacity (§7.3)."""
+def consumed_amount(requested: Quantity | None, cap: DeviceCapacity, fractional: bool = False) -> Quantity:
+    """What one allocation consumes of one capacity (§7.3). `fractional`: the
+    DRAFractionalCapacityRange feature (milli-unit range arithmetic, see use_milli)."""
     policy = cap.request_policy
     if requested is None:
         if policy is not None and policy.default is not None:
@@ -29,6 +60,8 @@ def consumed_amount(requested: Quantity | None, cap: DeviceCapacity) -> Quantity
             return rng.min
         if rng.step is None:
             return requested
+        if use_milli(rng, fractional):
+            return _round_up_milli(requested, rng)
         v, lo, step = requested.ceil_int(), rng.min.ceil_int(), rng.step.ceil_int()
         if step <= 0:
             return requested
@@ -43,7 +76,7 @@ def consumed_amount(requested: Quantity | None, cap: DeviceCapacity) -> Quantity
     return requested
 
 
-def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None) -> bool:
+def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None, fractional: bool = False) -> bool:
     if policy is None:
         return False
     if policy.default is not None and _same_representation(amount, policy.default):
@@ -52,6 +85,8 @@ def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None) -> b
     if rng is not None:
         if rng.max is not None and amount > rng.max:
             return True
+        if rng.step is not None and rng.min is not None and use_milli(rng, fractional):
+            return (_milli(amount) - _milli(rng.min)) % _milli(rng.step) != 0
         if rng.step is not None:
             step = rng.step.ceil_int()
             if step > 0:
@@ -66,7 +101,8 @@ def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None) -> b
 
 
 def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
-                  committed: Mapping[str, Fraction] | None, inflight: Mapping[str, Fraction] | None) -> bool:
+                  committed: Mapping[str, Fraction] | None, inflight: Mapping[str, Fraction] | None,
+                  fractional: bool = False) -> bool:
     """The capacity check of §7.2: False when a requested capacity is not defined on the device,
     an amount violates the device's request policy, or it does not fit next to what is consumed."""
     caps = device.capacities
@@ -75,8 +111,8 @@ def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
             if name not in caps:
                 return False
     for name, cap in caps.items():
-        amount = consumed_amount(requests.get(name) if requests else None, cap)
-        if cap.request_policy is not None and violates_policy(amount, cap.request_policy):
+        amount = consumed_amount(requests.get(name) if requests else None, cap, fractional)
+        if cap.request_policy is not None and violates_policy(amount, cap.request_policy, fractional):
             return False
         total = amount.value
         if committed:
@@ -92,7 +128,8 @@ def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
     return True
 
 
-def consumed_capacity(requests: Mapping[str, Quantity] | None, device: Device) -> dict[str, Quantity]:
+def consumed_capacity(requests: Mapping[str, Quantity] | None, device: Device,
+                      fractional: bool = False) -> dict[str, Quantity]:
     """consumedCapacity recorded for a share: every capacity of the device (§7.4)."""
-    return {name: consumed_amount(requests.get(name) if requests else None, cap)
+    return {name: consumed_amount(requests.get(name) if requests else None, cap, fractional)
             for name, cap in device.capacities.items()}

@@ -89,7 +89,8 @@ def capacity_alone(search, rd, cand) -> bool:
     """Consumable capacity fits next to what the allocated state consumes (the search also
     counts what this attempt has picked)."""
     return not search.f.consumable_capacity or capacity_fits(
-        rd.cap_requests, cand.device, search.state.committed_capacity(cand.id), None)
+        rd.cap_requests, cand.device, search.state.committed_capacity(cand.id), None,
+        search.f.fractional_capacity_range)
 
 
 def counters_supported(search, rd, cand) -> bool:

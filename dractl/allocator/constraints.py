@@ -17,9 +17,12 @@ _ELEMENT_TYPE = {"int": "int", "bool": "bool", "string": "string", "version": "v
 _MISSING = object()
 
 
-def lookup_attribute(device: Device, name: str):
+def lookup_attribute(device: Device, name: str, derived=None):
     """Constraint attribute lookup (§5.3). Returns the AttributeValue, None for an attribute that is
-    present but has no value member, or `_MISSING`."""
+    present but has no value member, or `_MISSING`. `derived`: the 1.37 derived attributes of the
+    device's request for this device (name -> AttributeValue); they shadow published ones."""
+    if derived and name in derived:
+        return derived[name]
     attrs = device.attributes
     if name in attrs:
         return attrs[name]
@@ -65,7 +68,7 @@ class Constraint:
             return base in names
         return base in names or f"{base}/{sub}" in names
 
-    def add(self, base: str, sub: str | None, device: Device) -> bool:  # pragma: no cover - abstract
+    def add(self, base: str, sub: str | None, device: Device, derived=None) -> bool:  # pragma: no cover
         raise NotImplementedError
 
     def remove(self, base: str, sub: str | None, device: Device) -> None:  # pragma: no cover
@@ -85,10 +88,10 @@ class MatchAttributeConstraint(Constraint):
         self.count = 0
         self.value = None       # scalar mode: first AttributeValue; list mode: (elem type, frozenset)
 
-    def add(self, base: str, sub: str | None, device: Device) -> bool:
+    def add(self, base: str, sub: str | None, device: Device, derived=None) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(device, self.attribute)
+        attr = lookup_attribute(device, self.attribute, derived)
         if attr is _MISSING:
             return False
         if self.list_mode:
@@ -162,10 +165,10 @@ class DistinctAttributeConstraint(Constraint):
                 return True
         return False
 
-    def add(self, base: str, sub: str | None, device: Device) -> bool:
+    def add(self, base: str, sub: str | None, device: Device, derived=None) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(device, self.attribute)
+        attr = lookup_attribute(device, self.attribute, derived)
         if attr is _MISSING:
             return False
         if self.all_devices:

@@ -17,7 +17,7 @@ from dractl.allocator.errors import AllocationError, SearchTimeout
 from dractl.allocator.results import DeviceVerdict, Explanation, RequestExplanation
 
 # How far into the checks a dynamic rejection got; the furthest one describes a device best.
-_STAGE = {R.ALLOCATING: 1, R.CAPACITY: 2, R.COUNTERS: 3, R.CONSTRAINT: 4}
+_STAGE = {R.ALLOCATING: 1, R.CAPACITY: 2, R.COUNTERS: 3, R.COMPATIBILITY_GROUPS: 4, R.CONSTRAINT: 5}
 
 
 class _Recorder:
@@ -72,6 +72,8 @@ def _explain_request(search, recorder, rd, claim_ref: str) -> RequestExplanation
         for sl in pool.unusable_slices:
             for dev in sl.devices:
                 verdicts.append(DeviceVerdict(dev.id_str, reason))
+    for dev in search.np.blocked_node_operations:
+        verdicts.append(DeviceVerdict(dev.id_str, R.NODE_OPERATIONS))
     seen = recorder.seen.get(rd.at, {})
     for cand in search.cands:
         reason = static_reason(search, rd, cand)

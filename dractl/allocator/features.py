@@ -23,6 +23,20 @@ class Compat:
     release_reserved_state: bool = False
     distinct_all_devices: bool = False
 
+    @classmethod
+    def for_release(cls, version: str | None) -> "Compat":
+        """The switches as a release ships them (upstream-1.37-verified C.4): #140431 is in 1.37.0
+        and was cherry-picked to release-1.36 (#140663; dractl models 1.36's latest patch), #140600
+        is in 1.37.0 (no 1.36 cherry-pick found). Older releases, and an unknown version, get the
+        snapshot behaviour."""
+        try:
+            minor = tuple(int(part) for part in str(version).split(".")[:2])
+        except ValueError:
+            return cls()
+        if len(minor) != 2:
+            return cls()
+        return cls(release_reserved_state=minor >= (1, 36), distinct_all_devices=minor >= (1, 37))
+
 
 @dataclass(frozen=True)
 class AllocatorFeatures:
@@ -35,6 +49,12 @@ class AllocatorFeatures:
     list_type_attributes: bool = False
     # Not an allocator feature upstream: decides whether DeviceTaintRules are merged into slices.
     device_taint_rules: bool = True
+    # Kubernetes 1.37 alpha features (off unless their gates are on). They do not change which
+    # variant is picked: dractl models them on top of whichever variant the other features select.
+    derived_attributes: bool = False          # DRADerivedAttributes (KEP-6080)
+    compatibility_groups: bool = False        # DRADeviceCompatibilityGroups (KEP-5963)
+    optional_node_operations: bool = False    # DRAOptionalNodeOperations (KEP-5945)
+    fractional_capacity_range: bool = False   # DRAFractionalCapacityRange
 
     @classmethod
     def from_gates(cls, gates) -> "AllocatorFeatures":
@@ -49,6 +69,10 @@ class AllocatorFeatures:
             consumable_capacity=on("DRAConsumableCapacity"),
             list_type_attributes=on("DRAListTypeAttributes"),
             device_taint_rules=on("DRADeviceTaintRules"),
+            derived_attributes=on("DRADerivedAttributes"),
+            compatibility_groups=on("DRADeviceCompatibilityGroups"),
+            optional_node_operations=on("DRAOptionalNodeOperations"),
+            fractional_capacity_range=on("DRAFractionalCapacityRange"),
         )
 
     @property

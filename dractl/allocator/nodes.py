@@ -24,6 +24,9 @@ class NodeSelectorError(ValueError):
 class NodeInfo:
     name: str
     labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # `status.declaredFeatures` (1.37: a node that lists DRAOptionalNodeOperations lets the
+    # allocator use devices whose slice sets skipNodeOperations).
+    declared_features: frozenset = frozenset()
 
     @classmethod
     def from_any(cls, node: Any) -> "NodeInfo":
@@ -35,16 +38,20 @@ class NodeInfo:
         if isinstance(node, Mapping):
             meta = node.get("metadata") or {}
             labels = meta.get("labels") or {}
+            status = node.get("status")
+            declared = status.get("declaredFeatures") if isinstance(status, Mapping) else None
             return cls(str(meta.get("name") or ""),
-                       MappingProxyType({str(k): "" if v is None else str(v) for k, v in labels.items()}))
+                       MappingProxyType({str(k): "" if v is None else str(v) for k, v in labels.items()}),
+                       frozenset(str(f) for f in declared) if isinstance(declared, (list, tuple)) else frozenset())
         name = getattr(node, "name", None)
         if isinstance(name, str):
-            return cls(name, MappingProxyType(dict(getattr(node, "labels", None) or {})))
+            return cls(name, MappingProxyType(dict(getattr(node, "labels", None) or {})),
+                       frozenset(getattr(node, "declared_features", None) or ()))
         raise TypeError(f"cannot use {type(node).__name__} as a node")
 
     @property
     def cache_key(self) -> tuple:
-        return (self.name, tuple(sorted(self.labels.items())))
+        return (self.name, tuple(sorted(self.labels.items())), tuple(sorted(self.declared_features)))
 
 
 def _valid_label_key(key: str) -> bool:

@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from dractl.api.resource import CounterSet, Device, ResourceSlice
+from dractl.allocator.compatgroups import ignored_slice
 from dractl.allocator.nodes import NodeInfo, NodeSelectorError, node_matches
+
+# The node feature a kubelet declares when it honours ResourceSlice.spec.skipNodeOperations.
+OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"
 
 PoolID = tuple  # (driver, pool name)
 
@@ -83,6 +87,12 @@ class NodePools:
     device_on_node: dict = field(default_factory=dict)
     # Some candidate consumes shared counters (else the search needs no counter bookkeeping).
     has_counter_consumers: bool = False
+    # Some device of the pools (targeting the node or not) declares compatibility groups.
+    has_compatibility_groups: bool = False
+    # Devices left out of `candidates` because their slice sets skipNodeOperations and the
+    # scheduler's gate is off or the node does not declare DRAOptionalNodeOperations (for
+    # explanations).
+    blocked_node_operations: tuple[Device, ...] = ()
 
     @property
     def has_invalid(self) -> bool:
@@ -103,7 +113,24 @@ def _add_slice(pools: dict, sl: ResourceSlice) -> None:
     kept.append(sl)
 
 
+def _ignored(sl: ResourceSlice, features) -> bool:
+    """Left out of pool gathering entirely, as if the slice did not exist: with
+    DRADeviceCompatibilityGroups off, a slice that declares compatibility groups (compatgroups.py)."""
+    return not features.compatibility_groups and ignored_slice(sl)
+
+
+def node_operations_blocked(sl: ResourceSlice, node: NodeInfo, features) -> bool:
+    """1.37 (KEP-5945, upstream-1.37-verified B.4): devices of a slice with a non-empty
+    skipNodeOperations are unallocatable unless the DRAOptionalNodeOperations gate is on and the
+    node declares the feature in status.declaredFeatures."""
+    if not sl.skip_node_operations:
+        return False
+    return not (features.optional_node_operations and OPTIONAL_NODE_OPERATIONS in node.declared_features)
+
+
 def _relevant(sl: ResourceSlice, node: NodeInfo, features, stable: bool) -> bool:
+    if _ignored(sl, features):
+        return False
     if not features.partitionable_devices and (sl.per_device_node_selection is not None or sl.shared_counters):
         return False
     if stable and sl.shared_counters:
@@ -200,6 +227,8 @@ def gather_pools(node: NodeInfo, candidates: Sequence[ResourceSlice],
         same_gen = []
         obsolete = False
         for sl in slices_by_pool.get(pool_id, ()):
+            if _ignored(sl, features):
+                continue
             g = sl.pool.generation
             if g == generation:
                 same_gen.append(sl)
@@ -216,8 +245,12 @@ def gather_pools(node: NodeInfo, candidates: Sequence[ResourceSlice],
 
     pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
     flat: list[Candidate] = []
+    blocked: list[Device] = []
     for pool in pools:
         for sl in pool.slices:
+            if node_operations_blocked(sl, node, features):
+                blocked.extend(sl.devices)
+                continue
             for dev in sl.devices:
                 flat.append(Candidate(dev, sl, pool, len(flat)))
     first = [len(flat)] * (len(flat) + 1)
@@ -225,4 +258,7 @@ def gather_pools(node: NodeInfo, candidates: Sequence[ResourceSlice],
         dev = flat[i].device
         first[i] = i if (dev.consumes_counters or dev.allow_multiple_allocations) else first[i + 1]
     consumers = any(cand.device.consumes_counters for cand in flat)
-    return NodePools(node, tuple(pools), tuple(flat), tuple(first), has_counter_consumers=consumers)
+    grouped = features.compatibility_groups and any(
+        cc.compatibility_groups for pool in pools for dev in pool.counter_consumers() for cc in dev.consumes_counters)
+    return NodePools(node, tuple(pools), tuple(flat), tuple(first), has_counter_consumers=consumers,
+                     has_compatibility_groups=grouped, blocked_node_operations=tuple(blocked))

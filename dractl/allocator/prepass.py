@@ -31,7 +31,7 @@ class RequestData:
 
     __slots__ = ("at", "name", "base", "sub", "result_name", "request", "cls", "class_selectors",
                  "selectors", "mode", "need", "all_devices", "admin", "tolerations", "cap_requests",
-                 "verdicts", "last")
+                 "verdicts", "last", "derived")
 
     def __init__(self, at: RequestIndex, parent: DeviceRequest, request, cls: DeviceClass, class_selectors: tuple):
         self.at = at
@@ -56,6 +56,9 @@ class RequestData:
         # The last request of the last claim (or one of its subrequests): once it has all its
         # devices, the search is done.
         self.last = False
+        # (name, expression) of the 1.37 derived attributes; filled by the pre-pass when the
+        # DRADerivedAttributes feature is on (ignored otherwise, as a scheduler without the gate does).
+        self.derived: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
@@ -156,6 +159,8 @@ def _request_data(search, at: RequestIndex, parent: DeviceRequest, request) -> R
         raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}: could not retrieve device "
                               f"class {class_name}: deviceclass.resource.k8s.io \"{class_name}\" not found")
     rd = RequestData(at, parent, request, cls, search.inventory.class_selectors[class_name])
+    if search.f.derived_attributes and request.derived_attributes:
+        rd.derived = tuple((d.name, d.expression) for d in request.derived_attributes)
     if search.shortcuts:
         table = search.fact_table
         shape = rd.shape

@@ -14,11 +14,14 @@ COUNTERS_DISABLED = "counters-disabled"      # consumes counters, DRAPartitionab
 COUNTERS = "counters-exhausted"              # not enough shared counters left
 TAINTED = "tainted"                          # an untolerated NoSchedule/NoExecute taint
 CONSTRAINT = "constraint-conflict"           # a matchAttribute/distinctAttribute constraint rejects it
+# 1.37: recorded by the search (not entries of checks.DEVICE_CHECKS)
+COMPATIBILITY_GROUPS = "compatibility-groups"  # incompatible with devices on the same counter set
+NODE_OPERATIONS = "node-operations"          # slice skips node operations the node/scheduler does not support
 NOT_SELECTABLE = "not-selectable"            # internal: refined into one of the selector reasons
 
 ALL = (POOL_INCOMPLETE, POOL_INVALID, IN_USE, ALLOCATING, BINDING_CONDITIONS, CLASS_SELECTOR,
        REQUEST_SELECTOR, SELECTOR_ERROR, NODE_MISMATCH, CAPACITY, COUNTERS_DISABLED, COUNTERS, TAINTED,
-       CONSTRAINT)
+       CONSTRAINT, COMPATIBILITY_GROUPS, NODE_OPERATIONS)
 
 DESCRIPTIONS = {
     POOL_INCOMPLETE: "pool is incomplete (being updated)",
@@ -35,4 +38,7 @@ DESCRIPTIONS = {
     COUNTERS: "shared counters exhausted",
     TAINTED: "tainted, not tolerated",
     CONSTRAINT: "violates a claim constraint",
+    COMPATIBILITY_GROUPS: "compatibility groups do not match devices on the same counter set",
+    NODE_OPERATIONS: "slice sets skipNodeOperations; the node does not declare DRAOptionalNodeOperations "
+                     "(or the gate is off)",
 }

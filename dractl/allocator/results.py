@@ -108,6 +108,9 @@ def build_results(search, node_name: str, binding_enabled: bool, variant: str) -
                 binding_failure_conditions=dev.binding_failure_conditions if binding_enabled else None,
                 share_id=r.share_id,
                 consumed_capacity=r.consumed,
+                # 1.37: "a copy of the ResourceSlice.spec.skipNodeOperations value at the time when
+                # the device was allocated" (only such devices that may be allocated get here).
+                skip_node_operations=r.cand.slice.skip_node_operations,
             ))
         config = _build_config(search, c, claim) \
             if not search.shortcuts or claim.config or _any_class_config(search, c) else ()

@@ -20,7 +20,9 @@ from dractl.allocator import reasons as R
 from dractl.allocator.capacity import capacity_fits, consumed_capacity
 from dractl.allocator.checks import UNSELECTABLE, FactCache, fact_verdict, on_node
 from dractl.allocator.constraints import Constraint
+from dractl.allocator.compatgroups import GroupBook
 from dractl.allocator.counters import CounterBook
+from dractl.allocator.derived import derived_values
 from dractl.allocator.errors import AllocationError, MaxSizeExceeded, SearchTimeout
 from dractl.allocator.features import AllocatorFeatures, Compat
 from dractl.allocator.inventory import Inventory
@@ -63,6 +65,9 @@ class Search:
         # Counter bookkeeping only where some device of the node consumes counters.
         self.counters = CounterBook(self.state, counter_cache if shortcuts else {}) \
             if node_pools.has_counter_consumers else None
+        # Compatibility groups (1.37) only where some device of the node's pools declares them.
+        self.groups = GroupBook(self.state) \
+            if features.compatibility_groups and node_pools.has_compatibility_groups else None
         self.in_use = self.state.exclusive_ids()  # live view: device ID -> allocated exclusively
         self.new_share_id = new_share_id
         self.deadline = deadline
@@ -75,6 +80,7 @@ class Search:
         self.allocating: dict[tuple, set] = {}
         self.inflight: dict[tuple, dict[str, Fraction]] = {}
         self.where = (0, None)                    # (claim index, RequestData) for timeout messages
+        self.derived_cache: dict = {}             # (derived definitions, Device) -> values (derived.py)
 
     # -- public entry ---------------------------------------------------------------------------
     def run(self) -> bool:
@@ -132,7 +138,8 @@ class Search:
 
     def capacity_alone(self, rd: RequestData, cand: Candidate) -> bool:
         return not self.f.consumable_capacity or capacity_fits(
-            rd.cap_requests, cand.device, self.state.committed_capacity(cand.id), None)
+            rd.cap_requests, cand.device, self.state.committed_capacity(cand.id), None,
+            self.f.fractional_capacity_range)
 
     def _nothing_to_evaluate(self, c: int, rd: RequestData, start: int) -> bool:
         """True when scanning candidates[start:] for `rd` could have no effect besides failing:
@@ -145,6 +152,8 @@ class Search:
         explanations (which record what the scans saw) are the same however warm the caches are."""
         if not self.prune or self.np.first_stateful[start] < len(self.cands):
             return False
+        if rd.derived and self.constraints[c]:
+            return False   # a picked device evaluates derived attributes, which may fail
         in_use = self.in_use
         allocating = self.allocating
         for cand in self.cands[start:]:
@@ -244,7 +253,8 @@ class Search:
                 continue
             # CAPACITY
             if cc and not (skip_capacity and not dev.capacities) and not capacity_fits(
-                    rd.cap_requests, dev, self.state.committed_capacity(did), self.inflight.get(did)):
+                    rd.cap_requests, dev, self.state.committed_capacity(did), self.inflight.get(did),
+                    self.f.fractional_capacity_range):
                 if rec is not None:
                     rec(rd, cand, R.CAPACITY)
                 continue
@@ -311,20 +321,42 @@ class Search:
         if verdict == R.COUNTERS_DISABLED:
             return R.COUNTERS_DISABLED
         took_counters = False
+        groups = None
         if dev.consumes_counters:
             if not (multi and (self.state.committed_capacity(did) is not None or did in self.inflight)):
                 if not self.counters.take(cand):
                     return R.COUNTERS
                 took_counters = True
+            if self.groups is not None:
+                groups = self.groups.take(cand)
+                if groups is None:
+                    if took_counters:
+                        self.counters.release(cand)
+                    return R.COMPATIBILITY_GROUPS
         release = self.compat.release_reserved_state
         if verdict == R.TAINTED:
             # Snapshot: the counters stay taken for the rest of the call (fixed upstream later).
+            # Group state is always restored: it only exists in releases that have the fix.
+            if groups is not None:
+                self.groups.restore(groups)
             if release and took_counters:
                 self.counters.release(cand)
             return R.TAINTED
         if verdict:  # pragma: no cover - only selectable devices get here
             raise AssertionError(f"fact verdict {verdict!r} reached allocate_device")
-        return self._reserve(c, rd, cand, must, multi, took_counters)
+        undo = self._reserve(c, rd, cand, must, multi, took_counters)
+        if groups is None:
+            return undo
+        if type(undo) is str:
+            self.groups.restore(groups)
+            return undo
+        restore = self.groups.restore
+
+        def undo_with_groups() -> None:
+            undo()
+            restore(groups)
+
+        return undo_with_groups
 
     def _reserve(self, c: int, rd: RequestData, cand: Candidate, must: bool, multi: bool, took_counters: bool):
         """CONSTRAINT, the capacity re-check, then the device is picked; returns its undo."""
@@ -333,8 +365,11 @@ class Search:
         release = self.compat.release_reserved_state
         base, sub = rd.base, rd.sub
         constraints = self.constraints[c]
+        # Derived attributes are evaluated only when a constraint may read them (dractl's lazy
+        # choice, derived.py); an evaluation error aborts the allocation.
+        derived = derived_values(self, rd, dev) if rd.derived and constraints else None
         for i, con in enumerate(constraints):
-            if not con.add(base, sub, dev):
+            if not con.add(base, sub, dev, derived):
                 if must:
                     raise AllocationError(f"claim {self.claims[c].ref}, request {rd.name}: cannot add device "
                                           f"{dev.id_str} because a claim constraint would not be satisfied")
@@ -351,7 +386,8 @@ class Search:
             users.add(c)
         share_id = consumed = None
         if self.f.consumable_capacity and (rd.cap_requests or dev.capacities or not self.shortcuts):
-            if not capacity_fits(rd.cap_requests, dev, self.state.committed_capacity(did), inflight.get(did)):
+            if not capacity_fits(rd.cap_requests, dev, self.state.committed_capacity(did), inflight.get(did),
+                                 self.f.fractional_capacity_range):
                 # Snapshot: constraints and counters stay reserved on this path (fixed upstream later).
                 if release:
                     for con in constraints:
@@ -362,7 +398,7 @@ class Search:
                         allocating[did].discard(c)
                 return R.CAPACITY
         if multi:
-            amounts = consumed_capacity(rd.cap_requests, dev)
+            amounts = consumed_capacity(rd.cap_requests, dev, self.f.fractional_capacity_range)
             share_id = self.new_share_id()
             entry = inflight.setdefault(did, {})
             for name, q in amounts.items():

@@ -234,11 +234,14 @@ class CounterSet(FrozenRecord):
 
 
 class DeviceCounterConsumption(FrozenRecord):
-    __slots__ = ("counter_set", "counters")
+    __slots__ = ("counter_set", "counters", "compatibility_groups")
 
-    def __init__(self, counter_set: str, counters: Mapping[str, Quantity]) -> None:
+    def __init__(self, counter_set: str, counters: Mapping[str, Quantity],
+                 compatibility_groups: tuple[str, ...] = ()) -> None:
         _set(self, "counter_set", counter_set)
         _set(self, "counters", counters)
+        # 1.37 (DRADeviceCompatibilityGroups): unset, null and [] all mean "no groups".
+        _set(self, "compatibility_groups", compatibility_groups)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "DeviceCounterConsumption":
@@ -248,7 +251,7 @@ class DeviceCounterConsumption(FrozenRecord):
             _str(k): _quantity(_map(v).get("value"), f"{where}: consumesCounters {name}: counter {k}")
             for k, v in _map(m.get("counters")).items()
         }
-        return cls(name, _frozen(counters))
+        return cls(name, _frozen(counters), tuple(_str(g) for g in _list(m.get("compatibilityGroups"))))
 
 
 class CapacityRequestPolicyRange(FrozenRecord):
@@ -397,6 +400,8 @@ class ResourceSlice:
     shared_counters: tuple[CounterSet, ...] = ()
     # 1.37 (DRAPartitionableDevicesType): the string attribute that names each partition's type.
     partition_type_attribute: str | None = None
+    # 1.37 (DRAOptionalNodeOperations): node operations the kubelet may skip; None when absent or empty.
+    skip_node_operations: tuple[str, ...] | None = None
 
     @property
     def pool_id(self) -> tuple[str, str]:
@@ -420,6 +425,7 @@ class ResourceSlice:
             shared_counters=tuple(CounterSet.from_dict(c, f"slice {name}")
                                   for c in _list(spec.get("sharedCounters"))),
             partition_type_attribute=_str(spec.get("partitionTypeAttribute")) or None,
+            skip_node_operations=_str_tuple_or_none(spec.get("skipNodeOperations")),
         )
 
 
@@ -509,6 +515,23 @@ def _capacity_requirements(raw: Any, where: str) -> CapacityRequirements | None:
     }))
 
 
+@dataclass(frozen=True)
+class DeviceDerivedAttribute:
+    """1.37 (DRADerivedAttributes): a per-device value computed by CEL for constraints."""
+
+    name: str
+    expression: str
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> "DeviceDerivedAttribute":
+        m = _map(raw)
+        return cls(_str(m.get("name")), _str(m.get("expression")))
+
+
+def _derived_attributes(m: Mapping[str, Any]) -> tuple[DeviceDerivedAttribute, ...]:
+    return tuple(DeviceDerivedAttribute.from_dict(d) for d in _list(m.get("derivedAttributes")))
+
+
 def _mode_and_count(m: Mapping[str, Any]) -> tuple[str, int]:
     mode = _str(m.get("allocationMode")) or ALLOCATION_MODE_EXACT_COUNT
     raw_count = m.get("count")
@@ -519,7 +542,7 @@ def _mode_and_count(m: Mapping[str, Any]) -> tuple[str, int]:
 
 
 class DeviceSubRequest(FrozenRecord):
-    __slots__ = ("name", "device_class_name", "selectors", "allocation_mode", "count", "tolerations", "capacity", "admin_access")
+    __slots__ = ("name", "device_class_name", "selectors", "allocation_mode", "count", "tolerations", "capacity", "admin_access", "derived_attributes")
 
     def __init__(self, name: str,
                  device_class_name: str,
@@ -528,7 +551,8 @@ class DeviceSubRequest(FrozenRecord):
                  count: int = 1,
                  tolerations: tuple[DeviceToleration, ...] = (),
                  capacity: CapacityRequirements | None = None,
-                 admin_access: bool | None = None) -> None:
+                 admin_access: bool | None = None,
+                 derived_attributes: tuple[DeviceDerivedAttribute, ...] = ()) -> None:
         # admin_access: subrequests never have it; present for a uniform interface with ExactDeviceRequest.
         _set(self, "name", name)
         _set(self, "device_class_name", device_class_name)
@@ -538,6 +562,7 @@ class DeviceSubRequest(FrozenRecord):
         _set(self, "tolerations", tolerations)
         _set(self, "capacity", capacity)
         _set(self, "admin_access", admin_access)
+        _set(self, "derived_attributes", derived_attributes)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "DeviceSubRequest":
@@ -550,11 +575,12 @@ class DeviceSubRequest(FrozenRecord):
             allocation_mode=mode, count=count,
             tolerations=tuple(DeviceToleration.from_dict(t) for t in _list(m.get("tolerations"))),
             capacity=_capacity_requirements(m.get("capacity"), f"{where}/{name}"),
+            derived_attributes=_derived_attributes(m),
         )
 
 
 class ExactDeviceRequest(FrozenRecord):
-    __slots__ = ("device_class_name", "selectors", "allocation_mode", "count", "admin_access", "tolerations", "capacity")
+    __slots__ = ("device_class_name", "selectors", "allocation_mode", "count", "admin_access", "tolerations", "capacity", "derived_attributes")
 
     def __init__(self, device_class_name: str,
                  selectors: tuple[DeviceSelector, ...] = (),
@@ -562,7 +588,8 @@ class ExactDeviceRequest(FrozenRecord):
                  count: int = 1,
                  admin_access: bool | None = None,
                  tolerations: tuple[DeviceToleration, ...] = (),
-                 capacity: CapacityRequirements | None = None) -> None:
+                 capacity: CapacityRequirements | None = None,
+                 derived_attributes: tuple[DeviceDerivedAttribute, ...] = ()) -> None:
         _set(self, "device_class_name", device_class_name)
         _set(self, "selectors", selectors)
         _set(self, "allocation_mode", allocation_mode)
@@ -570,6 +597,7 @@ class ExactDeviceRequest(FrozenRecord):
         _set(self, "admin_access", admin_access)
         _set(self, "tolerations", tolerations)
         _set(self, "capacity", capacity)
+        _set(self, "derived_attributes", derived_attributes)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "ExactDeviceRequest":
@@ -582,6 +610,7 @@ class ExactDeviceRequest(FrozenRecord):
             admin_access=_opt_bool(m.get("adminAccess")),
             tolerations=tuple(DeviceToleration.from_dict(t) for t in _list(m.get("tolerations"))),
             capacity=_capacity_requirements(m.get("capacity"), where),
+            derived_attributes=_derived_attributes(m),
         )
 
 
@@ -641,7 +670,7 @@ class DeviceClaimConfiguration(FrozenRecord):
 
 
 class DeviceRequestAllocationResult(FrozenRecord):
-    __slots__ = ("request", "driver", "pool", "device", "admin_access", "tolerations", "binding_conditions", "binding_failure_conditions", "share_id", "consumed_capacity")
+    __slots__ = ("request", "driver", "pool", "device", "admin_access", "tolerations", "binding_conditions", "binding_failure_conditions", "share_id", "consumed_capacity", "skip_node_operations")
 
     def __init__(self, request: str,
                  driver: str,
@@ -652,7 +681,8 @@ class DeviceRequestAllocationResult(FrozenRecord):
                  binding_conditions: tuple[str, ...] | None = None,
                  binding_failure_conditions: tuple[str, ...] | None = None,
                  share_id: str | None = None,
-                 consumed_capacity: Mapping[str, Quantity] | None = None) -> None:
+                 consumed_capacity: Mapping[str, Quantity] | None = None,
+                 skip_node_operations: tuple[str, ...] | None = None) -> None:
         _set(self, "request", request)
         _set(self, "driver", driver)
         _set(self, "pool", pool)
@@ -663,6 +693,8 @@ class DeviceRequestAllocationResult(FrozenRecord):
         _set(self, "binding_failure_conditions", binding_failure_conditions)
         _set(self, "share_id", share_id)
         _set(self, "consumed_capacity", consumed_capacity)
+        # 1.37: copied from the device's slice
+        _set(self, "skip_node_operations", skip_node_operations)
 
     @property
     def device_id(self) -> tuple[str, str, str]:
@@ -682,6 +714,7 @@ class DeviceRequestAllocationResult(FrozenRecord):
             share_id=_str(m.get("shareID")) or None,
             consumed_capacity=_frozen({_str(k): _quantity(v, f"{where}: consumedCapacity {k}")
                                        for k, v in cc.items()}) if (type(cc) is dict or isinstance(cc, Mapping)) else None,
+            skip_node_operations=_str_tuple_or_none(m.get("skipNodeOperations")),
         )
 
     def to_dict(self) -> dict:
@@ -698,6 +731,8 @@ class DeviceRequestAllocationResult(FrozenRecord):
             out["shareID"] = self.share_id
         if self.consumed_capacity is not None:
             out["consumedCapacity"] = {k: q.canonical() for k, q in self.consumed_capacity.items()}
+        if self.skip_node_operations:
+            out["skipNodeOperations"] = list(self.skip_node_operations)
         return out
 
 

@@ -13,16 +13,20 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from dractl.allocator import Allocator
+from dractl.allocator import Allocator, Compat
 from dractl.api.quantity import Quantity
 from dractl.api.resource import DeviceClass, ResourceClaim, ResourceSlice, DeviceTaintRule
 from dractl.api.versions import ALLOCATOR_GATES, FeatureGates
 
 REPO = Path(__file__).resolve().parents[2]
-FOLDERS = ("allocator", "random", "random2")
+FOLDERS = ("allocator", "random", "random2", "v137")
 # Least sizes of each folder (the corpus as first copied in); a run that finds fewer cases is
 # broken, not green. Cases are added to the folders, never removed.
-EXPECTED_COUNTS = {"allocator": 161, "random": 100, "random2": 1001}
+EXPECTED_COUNTS = {"allocator": 161, "random": 100, "random2": 1001, "v137": 28}
+# Kubernetes 1.37 gates a case of v137/ may set as well (see v137/README.md); like the others,
+# every one a case does not name is set OFF.
+GATES_1_37 = ("DRADerivedAttributes", "DRADeviceCompatibilityGroups", "DRAOptionalNodeOperations",
+              "DRAFractionalCapacityRange")
 
 
 def _corpus_root() -> Path:
@@ -56,9 +60,17 @@ def _load(path: Path) -> dict:
 
 def _gates(case: dict) -> FeatureGates:
     given = case.get("features") or {}
-    unknown = set(given) - set(ALLOCATOR_GATES)
-    assert not unknown, f"case uses gates outside ALLOCATOR_GATES: {sorted(unknown)}"
-    return FeatureGates(overrides={g: bool(given.get(g, False)) for g in ALLOCATOR_GATES})
+    allowed = ALLOCATOR_GATES + GATES_1_37
+    unknown = set(given) - set(allowed)
+    assert not unknown, f"case uses gates outside {allowed}: {sorted(unknown)}"
+    return FeatureGates(overrides={g: bool(given.get(g, False)) for g in allowed})
+
+
+def _compat(case: dict) -> Compat:
+    """The corpus describes the 3d03671 snapshot (compat switches off); a v137/ case that names a
+    `kubeVersion` describes that release, with the fixes it ships (features.Compat.for_release)."""
+    version = case.get("kubeVersion")
+    return Compat.for_release(str(version)) if version else Compat()
 
 
 def run_case(case: dict):
@@ -79,7 +91,7 @@ def run_case(case: dict):
     by_name = {(c.namespace or "default", c.name): c for c in claims}
     to_allocate = [by_name[("default", name)] for name in case.get("allocate") or []]
     allocated = [c for c in claims if c.allocation is not None]
-    allocator = Allocator(gates, classes, slices, allocated, rules)
+    allocator = Allocator(gates, classes, slices, allocated, rules, compat=_compat(case))
     return allocator.allocate(case["node"], to_allocate)
 
 
