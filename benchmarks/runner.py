@@ -324,7 +324,7 @@ def targets(results: list[Result], micro: dict | None = None) -> list[str]:
         if st:
             bare = st["python -c pass"]
             out.append("  start-up near the bare interpreter: " + ", ".join(
-                f"{name} {ms:.0f} ms" for name, ms in st.items()) +
+                f"`{name}` {ms:.0f} ms" for name, ms in st.items()) +
                 f" (dractl --version x{st['dractl --version'] / bare:.1f}, "
                 f"validate x{st['dractl validate FILE'] / bare:.1f} of python -c pass)")
     return out

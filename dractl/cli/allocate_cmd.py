@@ -85,12 +85,9 @@ def allocate(
     status: 0 everything scheduled/allocated, 1 something unschedulable, unsatisfiable or
     invalid (with --golden: the output differs from FILE), 2 usage error or unreadable input.
     """
-    from dractl.pipeline import ALLOCATE, dry_run
-
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
-    if timeout <= 0:
-        raise common.UsageError("--timeout must be positive")
+
     def settings(version):
         return common.settings(config_path=config, no_config=no_config, kube_version=version,
                                feature_gates=feature_gates, ignore=ignore, inventory=inventory,
@@ -103,27 +100,31 @@ def allocate(
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,
                           simulate_controllers=not no_controller_simulation)
-
-    def run_one(version):
-        return dry_run(paths or [], settings(version).check_options(progress=not quiet, apply_strict=True,
-                                                             strict_inventory=strict_inventory),
-                       dry, command=ALLOCATE)
-
     with common.deadline_scope(deadline):
-        if upgrade_releases:
-            from dractl.api.versions import PREVIEW_VERSIONS
-            from dractl.pipeline.upgrade import upgrade_check
-
-            releases = common.release_list(upgrade_releases)
-            for version in releases:  # every release's settings are valid before anything runs
-                settings(version)
-            result = upgrade_check(releases, run_one, "allocate", PREVIEW_VERSIONS)
-        else:
-            result = run_one(kube_version)
-            check_explain(explain, result.plan)
+        result = _run(paths or [], settings, dry, kube_version, upgrade_releases,
+                      progress=not quiet, strict_inventory=strict_inventory, explain=explain)
         outputs.emit(result, output.value, quiet=quiet, explain=explain, golden=golden,
                      update=update, no_color=no_color, color=color, exit_zero=exit_zero,
                      statistics=statistics, golden_allow_outside=golden_allow_outside)
+
+
+def _run(paths, settings, dry, kube_version, upgrade_releases, *, progress: bool,
+         strict_inventory: bool, explain: str | None):
+    """One dry run, or one per release of an upgrade check."""
+    from dractl.pipeline import ALLOCATE, dry_run
+
+    def run_one(version):
+        options = settings(version).check_options(progress=progress, apply_strict=True,
+                                                  strict_inventory=strict_inventory)
+        return dry_run(paths, options, dry, command=ALLOCATE)
+
+    if upgrade_releases:
+        from dractl.cli.upgrade import run_releases
+
+        return run_releases(upgrade_releases, settings, run_one, "allocate")
+    result = run_one(kube_version)
+    check_explain(explain, result.plan)
+    return result
 
 
 def check_explain(explain: str | None, plan) -> None:

@@ -71,13 +71,9 @@ def validate(
 
     with common.deadline_scope(deadline):
         if upgrade_releases:
-            from dractl.api.versions import PREVIEW_VERSIONS
-            from dractl.pipeline.upgrade import upgrade_check
+            from dractl.cli.upgrade import run_releases
 
-            releases = common.release_list(upgrade_releases)
-            for version in releases:  # every release's settings are valid before anything runs
-                settings(version)
-            result = upgrade_check(releases, run_one, "validate", PREVIEW_VERSIONS)
+            result = run_releases(upgrade_releases, settings, run_one, "validate")
         else:
             result = run_one(kube_version)
         outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,

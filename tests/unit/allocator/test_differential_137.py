@@ -25,32 +25,39 @@ EXPRESSIONS = [
 ]
 
 
+
+def _replace(obj, **changes):
+    """dataclasses.replace, also for the frozen records of dractl.api.record (__slots__ classes)."""
+    if dataclasses.is_dataclass(obj):
+        return dataclasses.replace(obj, **changes)
+    return type(obj)(**{**{name: getattr(obj, name) for name in obj._fields}, **changes})
+
 def _with_groups(rng: random.Random, sl):
     devices = []
     for dev in sl.devices:
-        consumes = tuple(dataclasses.replace(cc, compatibility_groups=rng.choice(GROUPS))
+        consumes = tuple(_replace(cc, compatibility_groups=rng.choice(GROUPS))
                          for cc in dev.consumes_counters)
-        devices.append(dataclasses.replace(dev, consumes_counters=consumes))
+        devices.append(_replace(dev, consumes_counters=consumes))
     skip = ("*",) if rng.random() < 0.1 else None
-    return dataclasses.replace(sl, devices=tuple(devices), skip_node_operations=skip)
+    return _replace(sl, devices=tuple(devices), skip_node_operations=skip)
 
 
 def _with_derived(rng: random.Random, claim):
     if not claim.constraints or rng.random() < 0.3:
         return claim
     name = "derived/v"
-    constraints = tuple(dataclasses.replace(c, match_attribute=name) if c.match_attribute else c
+    constraints = tuple(_replace(c, match_attribute=name) if c.match_attribute else c
                         for c in claim.constraints)
     requests = []
     for req in claim.requests:
         derived = (DeviceDerivedAttribute(name, rng.choice(EXPRESSIONS)),)
         if req.exactly is not None:
-            req = dataclasses.replace(req, exactly=dataclasses.replace(req.exactly, derived_attributes=derived))
+            req = _replace(req, exactly=_replace(req.exactly, derived_attributes=derived))
         else:
-            req = dataclasses.replace(req, first_available=tuple(
-                dataclasses.replace(s, derived_attributes=derived) for s in req.first_available))
+            req = _replace(req, first_available=tuple(
+                _replace(s, derived_attributes=derived) for s in req.first_available))
         requests.append(req)
-    return dataclasses.replace(claim, requests=tuple(requests), constraints=constraints)
+    return _replace(claim, requests=tuple(requests), constraints=constraints)
 
 
 class Scenario137(Scenario):
