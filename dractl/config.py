@@ -33,7 +33,8 @@ CONFIG_NAMES = (".dractl.yaml", ".dractl.yml")
 _MAX_CONFIG_BYTES = 1024 * 1024
 _CODE = re.compile(r"^[A-Z]{2,5}[0-9]{3,5}$")
 
-KEYS = ("kubeVersion", "featureGates", "inventory", "ignore", "strict", "exclude", "perPathIgnore")
+KEYS = ("kubeVersion", "featureGates", "inventory", "ignore", "strict", "exclude", "perPathIgnore",
+        "extensions")
 
 
 class ConfigError(Exception):
@@ -51,6 +52,7 @@ class Config:
     strict: bool | None = None
     exclude: tuple[str, ...] = ()
     per_path_ignore: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+    extensions: tuple[str, ...] = ()          # dractl's opt-in extensions (--extension)
 
     def feature_gates_text(self) -> str:
         return ",".join(f"{name}={'true' if on else 'false'}" for name, on in self.feature_gates)
@@ -194,6 +196,13 @@ def _parse(data: dict, path: str, shown: str) -> Config:
     for pattern in exclude:
         _check_glob(pattern, lambda m: fail("exclude", m))
 
+    extensions = strings("extensions")
+    for name in extensions:
+        from dractl.extensions import KNOWN
+
+        if name not in KNOWN:
+            raise fail("extensions", f"unknown extension {name!r}; dractl knows: {', '.join(sorted(KNOWN))}")
+
     strict = data.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise fail("strict", f"expected true or false, found {_type_name(strict)}")
@@ -216,7 +225,7 @@ def _parse(data: dict, path: str, shown: str) -> Config:
 
     return Config(path=path, root=os.path.dirname(os.path.abspath(path)), kube_version=kube_version,
                   feature_gates=tuple(gates), inventory=inventory, ignore=ignore, strict=strict,
-                  exclude=exclude, per_path_ignore=tuple(per_path))
+                  exclude=exclude, per_path_ignore=tuple(per_path), extensions=extensions)
 
 
 def _check_glob(pattern: str, fail) -> None:

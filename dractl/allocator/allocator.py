@@ -118,13 +118,17 @@ class Allocator:
 
     # -- allocation -----------------------------------------------------------------------------
     def allocate(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None,
-                 deadline: float | None = None, explain: bool = False) -> AllocationOutcome:
+                 deadline: float | None = None, explain: bool = False,
+                 extra_constraints: Callable | None = None) -> AllocationOutcome:
         """Allocate `claims` (not yet allocated, in pod order) jointly on `node`.
 
         node: a Node manifest dict, a NodeInfo, or a node name.
         timeout: seconds for this call (or `deadline`, a time.monotonic() value); when it passes the
             outcome is an error naming the claim and request being searched.
         explain: on failure, attach an Explanation (costs a second, diagnostic search).
+        extra_constraints: `(claim) -> list of constraints.Constraint` (fresh objects per call),
+            checked with the claim's own constraints; the hook of dractl's podgroup-constraints
+            extension (dractl/simulate/groupconstraints.py). Not part of upstream's allocator.
         """
         node_info = node if type(node) is NodeInfo else NodeInfo.from_any(node)
         claims = tuple(claims)
@@ -138,6 +142,7 @@ class Allocator:
                 return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
             self._last_node = (node_info, node_pools)
         search = self._search(node_info, node_pools, claims, deadline, None)
+        search.extra_constraints = extra_constraints
         try:
             found = search.run()
             if found:

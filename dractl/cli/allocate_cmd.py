@@ -57,6 +57,7 @@ def allocate(
     update: bool = common.UPDATE_OPTION,
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
+    extension: Optional[List[str]] = common.EXTENSION_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
     skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
@@ -91,7 +92,8 @@ def allocate(
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
                         jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,
-                        reject_kinds=reject_kinds)
+                        reject_kinds=reject_kinds,
+                        extensions=extension)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,

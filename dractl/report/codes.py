@@ -16,6 +16,7 @@ _CODE_MODULES = (
     "dractl.validate.envlints",
     "dractl.simulate.reasons",
     "dractl.downward",
+    "dractl.extensions.podgroup_constraints",
 )
 
 
