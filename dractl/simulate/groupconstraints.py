@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from dractl.allocator.constraints import Constraint, lookup_attribute, _MISSING
@@ -190,6 +191,7 @@ class Trial:
     assignment: dict[int, tuple]
     placed: int
     failure: str = ""           # the first member's error that broke it
+    pruned: bool = False        # skipped by the device-count bound, not scheduled
     used: dict[int, set] = field(default_factory=dict)
 
 
@@ -202,6 +204,8 @@ def _show_value(key: tuple | None) -> str:
 
 class GroupSearch:
     """The backtracking search of one group over candidate values, through the journal."""
+
+    prune = True   # the device-count bound (tests compare with it off)
 
     def __init__(self, cluster, group, schedule_pod) -> None:
         self.cluster = cluster
@@ -240,6 +244,41 @@ class GroupSearch:
                 domains.append([(i, v) for v in sorted(values, key=lambda v: (-len(values[v]), repr(v)))])
         for combo in itertools.product(*domains):
             yield dict(combo)
+
+    # -- a bound that skips hopeless values without scheduling anything -----------------------
+    def devices_per_claim(self, entry: dict) -> int:
+        """The fewest devices one member's claim from `entry` needs (1 when unsure)."""
+        found = self.cluster.templates.get((self.group.namespace, entry.get("resourceClaimTemplateName")))
+        spec = ((found or {}).get("data") or {}).get("spec") or {}
+        requests = ((spec.get("spec") or {}).get("devices") or {}).get("requests")
+        if not isinstance(requests, list):
+            return 1
+        total = 0
+        for req in requests:
+            if not isinstance(req, dict):
+                return 1
+            options = req.get("firstAvailable") or [req.get("exactly") or req]
+            counts = [_count(o) for o in options if isinstance(o, dict)]
+            total += min(counts) if counts else 1
+        return max(total, 1)
+
+    def pods_possible(self, i: int, key: tuple) -> int:
+        """At most how many members can get their claim from constraint `i`'s entry under value
+        `key`, counting free devices with the value (an upper bound: classes, selectors, counters
+        and node resources only lower it). A claim's node-local devices all come from its node."""
+        per_claim = self.devices_per_claim(self.constraints[i].entry)
+        nodes = self.free[i].get(key, [])
+        if any(not n for n in nodes):   # devices several nodes can reach: only the total counts
+            return len(nodes) // per_claim
+        return sum(c // per_claim for c in Counter(nodes).values())
+
+    def hopeless(self, assignment: dict) -> tuple[int, int] | None:
+        """(constraint index, pods possible) of the first fixed value that cannot hold minCount."""
+        for i, key in sorted(assignment.items()):
+            possible = self.pods_possible(i, key)
+            if possible < self.required:
+                return i, possible
+        return None
 
     # -- one attempt under an assignment -------------------------------------------------------
     def _run(self, assignment: dict | None) -> Trial:
@@ -302,6 +341,13 @@ class GroupSearch:
         for assignment in self.assignments():
             if self.timed_out():
                 return best, tried, True
+            skip = self.hopeless(assignment) if self.prune else None
+            if skip is not None:
+                i, possible = skip
+                per_claim = self.devices_per_claim(self.constraints[i].entry)
+                tried.append(Trial(assignment, possible, f"not tried: its free devices hold at most "
+                                   f"{possible} claim(s) of {per_claim} device(s) on their nodes", pruned=True))
+                continue
             trial = self.trial(assignment)
             tried.append(trial)
             if trial.placed == len(self.members):
@@ -309,6 +355,13 @@ class GroupSearch:
             if trial.placed >= self.required and (best is None or trial.placed > best.placed):
                 best = trial
         return best, tried, False
+
+
+def _count(request: dict) -> int:
+    if request.get("allocationMode") == "All":
+        return 1
+    count = request.get("count", 1)
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
 
 
 def _snapshot(member) -> dict:
@@ -329,14 +382,18 @@ def schedule_constrained_group(cluster, group, schedule_pod) -> None:
         return
     chosen, tried, timed_out = search.search()
     without = None
+    label = _label(group)
     if chosen is None:
         without = search.trial(None)
-        chosen_assignment = max(tried, key=lambda t: t.placed).assignment if tried else {}
-    else:
-        chosen_assignment = chosen.assignment
-    final = _place(cluster, group, search, chosen_assignment)
-    label = _label(group)
-    if chosen is not None and final.placed >= search.required:
+        scheduled = [t for t in tried if not t.pruned]
+        if scheduled:  # place under the best failing value: the members get the gang's own reasons
+            _place(cluster, group, search, max(scheduled, key=lambda t: t.placed).assignment)
+        reason = _failure(search, tried, without, timed_out, label)
+        for m in group.members:
+            m.reasons.append(reason)
+        return
+    final = _place(cluster, group, search, chosen.assignment)
+    if final.placed >= search.required:
         note = _placed_note(search, final, len(tried))
         for m in group.members:
             if m.status == SCHEDULED:
@@ -387,8 +444,9 @@ def _placed_note(search: GroupSearch, final: Trial, tried: int) -> str:
             values = sorted(final.used.get(i, ()), key=repr)
             shown = ", ".join(_show_value(v) for v in values)
             parts.append(f"{where}: the devices have distinct {gc.attribute} values ({shown})")
-    return (f"placed under its constraints ({final.placed} of {len(search.members)} pod(s), "
-            f"{tried} candidate value(s) tried); " + "; ".join(parts))
+    searched = f", {tried} candidate value(s) tried" if final.assignment else ""
+    return (f"placed under its constraints ({final.placed} of {len(search.members)} pod(s)"
+            f"{searched}); " + "; ".join(parts))
 
 
 def _failure(search: GroupSearch, tried: list[Trial], without: Trial | None, timed_out: bool,
@@ -426,5 +484,7 @@ def _trial_line(search: GroupSearch, trial: Trial, n: int) -> str:
         parts.append(f"{search.constraints[i].attribute} = {_show_value(key)} ({len(nodes)} free "
                      f"device(s) on {len(set(nodes))} node(s))")
     head = ", ".join(parts) or "distinct values"
+    if trial.pruned:
+        return f"{head}: at most {trial.placed} of {n} pod(s), {trial.failure}"
     tail = f"; first failure {trial.failure}" if trial.failure else ""
     return f"{head}: {trial.placed} of {n} pod(s) placed{tail}"
