@@ -210,7 +210,14 @@ function __dractl_codes
         DRA6101 'env ref: no selector of the request or its DeviceClass guarantees the attribute, so a chosen device may lack it' \
         DRA6102 'env ref without deviceIndex on a request that can get several devices: the value is a comma-joined list' \
         DRA6103 'env ref on a firstAvailable request: some alternatives do not guarantee the attribute' \
-        DRA6104 'a container defines the same env var twice (the last one wins)'
+        DRA6104 'a container defines the same env var twice (the last one wins)' \
+        DRA7001 'PodGroup constraint (dractl extension): needs exactly one of matchAttribute or distinctAttribute' \
+        DRA7002 'PodGroup constraint (dractl extension): the attribute is not a fully qualified name (domain/name)' \
+        DRA7003 'PodGroup constraint (dractl extension): set on an entry without resourceClaimTemplateName (constraints span per-pod claims from a template)' \
+        DRA7004 'PodGroup constraint (dractl extension): more than 32 constraints on one entry' \
+        DRA7010 'PodGroup constraint (dractl extension): no placement of the group satisfies its constraints' \
+        DRA7011 'PodGroup constraint (dractl extension): the group was placed under its constraints (which value, which devices)' \
+        DRA7012 'PodGroup constraint (dractl extension): the search for a placement ran out of --timeout'
 end
 
 function __dractl_inventories
@@ -277,6 +284,7 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l golden -r -F -d 
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l update -d 'With --golden: write FILE instead.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l kube-version -x -a '1.34 1.35 1.36 1.37 1.38' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l extension -x -d 'Switch on one of dractl\'s own extensions (repeatable; not Kubernetes features): podgroup-constraints (device constraints across a PodGroup\'s pods, the KEP-5729 review\'s alternative).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l select -x -d 'Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l skip-kinds -x -d 'Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.'
@@ -340,6 +348,7 @@ complete -c dractl -n '__fish_seen_subcommand_from capacity' -l golden -r -F -d 
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l update -d 'With --golden: write FILE instead.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l kube-version -x -a '1.34 1.35 1.36 1.37 1.38' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
+complete -c dractl -n '__fish_seen_subcommand_from capacity' -l extension -x -d 'Switch on one of dractl\'s own extensions (repeatable; not Kubernetes features): podgroup-constraints (device constraints across a PodGroup\'s pods, the KEP-5729 review\'s alternative).'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l ignore -x -a '(__dractl_codes)' -d 'Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file\'s ignore list).'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l config -r -F -d 'Settings file to use instead of the nearest .dractl.yaml in the working directory or above.'
 complete -c dractl -n '__fish_seen_subcommand_from capacity' -l no-config -d 'Ignore .dractl.yaml files.'

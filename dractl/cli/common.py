@@ -186,8 +186,14 @@ def _with_extensions(gates: FeatureGates, extensions, config) -> FeatureGates:
     return gates.with_extensions(names) if names else gates
 
 
+def complete_extension(incomplete: str) -> list[tuple[str, str]]:
+    from dractl.extensions import KNOWN
+
+    return [(name, help_text) for name, help_text in sorted(KNOWN.items()) if name.startswith(incomplete)]
+
+
 EXTENSION_OPTION = typer.Option(
-    None, "--extension", metavar="NAME",
+    None, "--extension", metavar="NAME", autocompletion=complete_extension,
     help="Switch on one of dractl's own extensions (repeatable; not Kubernetes features): "
          "podgroup-constraints (device constraints across a PodGroup's pods, the KEP-5729 "
          "review's alternative). Replaces extensions in .dractl.yaml.")
