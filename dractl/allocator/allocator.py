@@ -153,22 +153,27 @@ class Allocator:
             return AllocationOutcome(ERROR, claims, error=exc.message, timed_out=exc.timed_out, steps=search.steps)
         explanation = None
         if explain:
-            explanation = self._explain(node_info, node_pools, claims, deadline)
+            explanation = self._explain(node_info, node_pools, claims, deadline, extra_constraints)
         if node_pools.has_invalid:
             return AllocationOutcome(ERROR, claims, error=INVALID_POOLS_MESSAGE, node_failure=True,
                                      explanation=explanation, steps=search.steps)
         return AllocationOutcome(UNSATISFIABLE, claims, explanation=explanation, steps=search.steps)
 
-    def explain(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None) -> Explanation:
-        """Per request of each claim: which devices of `node` are usable and why the others are not."""
+    def explain(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None,
+                extra_constraints: Callable | None = None) -> Explanation:
+        """Per request of each claim: which devices of `node` are usable and why the others are not.
+        extra_constraints: as for `allocate`."""
         node_info = NodeInfo.from_any(node)
         node_pools = self.inventory.pools_for(node_info, self.variant)
         deadline = time.monotonic() + timeout if timeout is not None else None
-        return self._explain(node_info, node_pools, tuple(claims), deadline)
+        return self._explain(node_info, node_pools, tuple(claims), deadline, extra_constraints)
 
-    def _explain(self, node_info, node_pools, claims, deadline) -> Explanation:
-        return _explain.explain(lambda rec: self._search(node_info, node_pools, claims, deadline, rec),
-                                node_info.name)
+    def _explain(self, node_info, node_pools, claims, deadline, extra_constraints=None) -> Explanation:
+        def make_search(recorder):
+            search = self._search(node_info, node_pools, claims, deadline, recorder)
+            search.extra_constraints = extra_constraints
+            return search
+        return _explain.explain(make_search, node_info.name)
 
     def _search(self, node_info, node_pools, claims, deadline, recorder) -> Search:
         version = self.inventory.state.version

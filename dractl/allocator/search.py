@@ -105,6 +105,8 @@ class Search:
 
     def prepare(self) -> None:
         prepare(self)
+        if self.extra_constraints is not None:
+            self._add_extra_constraints()
 
     def search(self) -> bool:
         """The search proper, after `prepare`. May raise MaxSizeExceeded or SearchTimeout."""

@@ -231,7 +231,9 @@ class GroupSearch:
             for sl in self.cluster.allocator.inventory.slices:
                 for dev in sl.devices:
                     key = _value_key(lookup_attribute(dev, gc.attribute))
-                    if key is not None and (sl.driver, sl.pool.name, dev.name) not in in_use:
+                    # A device several claims may share is free for the bound's purpose.
+                    taken = (sl.driver, sl.pool.name, dev.name) in in_use and not dev.allow_multiple_allocations
+                    if key is not None and not taken:
                         values.setdefault(key, []).append(sl.node_name or "")
             out[i] = values
         return out
@@ -247,7 +249,8 @@ class GroupSearch:
 
     # -- a bound that skips hopeless values without scheduling anything -----------------------
     def devices_per_claim(self, entry: dict) -> int:
-        """The fewest devices one member's claim from `entry` needs (1 when unsure)."""
+        """The fewest devices one member's claim from `entry` needs (1 when unsure; 0 when the
+        free-device count says nothing, i.e. admin access)."""
         found = self.cluster.templates.get((self.group.namespace, entry.get("resourceClaimTemplateName")))
         spec = ((found or {}).get("data") or {}).get("spec") or {}
         requests = ((spec.get("spec") or {}).get("devices") or {}).get("requests")
@@ -257,16 +260,21 @@ class GroupSearch:
         for req in requests:
             if not isinstance(req, dict):
                 return 1
-            options = req.get("firstAvailable") or [req.get("exactly") or req]
-            counts = [_count(o) for o in options if isinstance(o, dict)]
+            options = [o for o in req.get("firstAvailable") or [req.get("exactly") or req]
+                       if isinstance(o, dict)]
+            if any(o.get("adminAccess") is True for o in options):
+                return 0   # admin access may use devices in use: no bound
+            counts = [_count(o) for o in options]
             total += min(counts) if counts else 1
-        return max(total, 1)
+        return max(total, 1)  # 0 only for admin access (above)
 
     def pods_possible(self, i: int, key: tuple) -> int:
         """At most how many members can get their claim from constraint `i`'s entry under value
         `key`, counting free devices with the value (an upper bound: classes, selectors, counters
         and node resources only lower it). A claim's node-local devices all come from its node."""
         per_claim = self.devices_per_claim(self.constraints[i].entry)
+        if per_claim == 0:
+            return len(self.members)
         nodes = self.free[i].get(key, [])
         if any(not n for n in nodes):   # devices several nodes can reach: only the total counts
             return len(nodes) // per_claim

@@ -149,6 +149,11 @@ def test_the_bound_only_skips_work(run, monkeypatch):
     assert failed_pruned.code == failed_scheduled.code == "DRA7010"
     assert failed_pruned.details[-1] == failed_scheduled.details[-1]
     assert "first failure" in failed_scheduled.details[0] and "not tried" in failed_pruned.details[0]
+    # Placed under the best failing value, the members' per-node explanations see the constraint.
+    monkeypatch.setattr(GroupSearch, "prune", False)
+    last = outcome(shape, False).pods[-1]
+    lines = [line for r in last.reasons if r.code == "DRA5001" for line in r.details]
+    assert any("violates a claim constraint" in line for line in lines), lines
 
 
 def test_attribute_nobody_has(run):

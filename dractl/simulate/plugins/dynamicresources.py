@@ -204,7 +204,7 @@ class DynamicResources(Plugin):
                 continue
             explained += 1
             lines, devices = explain_node(self.cluster, self.cluster.node_by_name[node_name], models,
-                                          self.cluster.shortcuts, state.key)
+                                          self.cluster.shortcuts, state.key, self._group_constraints(state))
             result.node_explanations[node_name] = lines
             result.node_devices[node_name] = devices
             groups.setdefault(tuple(lines), []).append(node_name)
