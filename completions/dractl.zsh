@@ -228,6 +228,13 @@ _dractl_codes() {
     'DRA7203:inventory lint: two ResourceSlices of one pool have the same name'
     'DRA7204:inventory lint: a pool'\''s resourceSliceCount does not match the slices of its newest generation (the pool is incomplete)'
     'DRA7205:inventory lint: one piece of hardware (the same PCI bus ID on one node) is published by two drivers'
+    'DRA8001:PodGroup constraint (dractl extension): needs exactly one of matchAttribute or distinctAttribute'
+    'DRA8002:PodGroup constraint (dractl extension): the attribute is not a fully qualified name (domain/name)'
+    'DRA8003:PodGroup constraint (dractl extension): set on an entry without resourceClaimTemplateName (constraints span per-pod claims from a template)'
+    'DRA8004:PodGroup constraint (dractl extension): more than 32 constraints on one entry'
+    'DRA8010:PodGroup constraint (dractl extension): no placement of the group satisfies its constraints'
+    'DRA8011:PodGroup constraint (dractl extension): the group was placed under its constraints (which value, which devices)'
+    'DRA8012:PodGroup constraint (dractl extension): the search for a placement ran out of --timeout'
   )
   _describe -t codes 'finding code' codes
 }
@@ -328,6 +335,7 @@ _dractl() {
             '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
+            '*--extension[Switch on one of dractl'\''s own extensions (repeatable; not Kubernetes features): podgroup-constraints (device constraints across a PodGroup'\''s pods, the KEP-5729 review'\''s alternative).]:extension: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
             '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
@@ -404,6 +412,7 @@ _dractl() {
             '--update[With --golden: write FILE instead.]' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
+            '*--extension[Switch on one of dractl'\''s own extensions (repeatable; not Kubernetes features): podgroup-constraints (device constraints across a PodGroup'\''s pods, the KEP-5729 review'\''s alternative).]:extension: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \

@@ -34,7 +34,8 @@ CONFIG_NAMES = (".dractl.yaml", ".dractl.yml")
 _MAX_CONFIG_BYTES = 1024 * 1024
 _CODE = re.compile(r"^[A-Z]{2,5}[0-9]{3,5}$")
 
-KEYS = ("kubeVersion", "featureGates", "inventory", "ignore", "strict", "exclude", "perPathIgnore")
+KEYS = ("kubeVersion", "featureGates", "inventory", "ignore", "strict", "exclude", "perPathIgnore",
+        "extensions")
 
 
 class ConfigError(Exception):
@@ -43,18 +44,20 @@ class ConfigError(Exception):
 
 class Config(FrozenRecord):
     __slots__ = ("path", "root", "kube_version", "feature_gates", "inventory", "ignore", "strict",
-                 "exclude", "per_path_ignore")
+                 "exclude", "per_path_ignore", "extensions")
 
     def __init__(self, path: str | None = None, root: str = ".", kube_version: str | None = None,
                  feature_gates: tuple[tuple[str, bool], ...] = (), inventory: tuple[str, ...] = (),
                  ignore: tuple[str, ...] = (), strict: bool | None = None,
                  exclude: tuple[str, ...] = (),
-                 per_path_ignore: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> None:
+                 per_path_ignore: tuple[tuple[str, tuple[str, ...]], ...] = (),
+                 extensions: tuple[str, ...] = ()) -> None:
         # path: the file read, None when there is none; root: the directory that relative paths
-        # and globs start from; inventory: as written ("builtin:NAME" or a path under root).
+        # and globs start from; inventory: as written ("builtin:NAME" or a path under root);
+        # extensions: dractl's opt-in extensions (--extension).
         # Set like a frozen dataclass's fields (FrozenRecord: no dataclass compile at start-up).
         for name, value in zip(self.__slots__, (path, root, kube_version, feature_gates, inventory,
-                                                ignore, strict, exclude, per_path_ignore)):
+                                                ignore, strict, exclude, per_path_ignore, extensions)):
             object.__setattr__(self, name, value)
 
     def feature_gates_text(self) -> str:
@@ -178,13 +181,20 @@ def _parse(data: dict, path: str, shown: str) -> Config:
     for pattern in exclude:
         _check_glob(pattern, lambda m: fail("exclude", m))
 
+    extensions = strings("extensions")
+    for name in extensions:
+        from dractl.extensions import KNOWN
+
+        if name not in KNOWN:
+            raise fail("extensions", f"unknown extension {name!r}; dractl knows: {', '.join(sorted(KNOWN))}")
+
     strict = data.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise fail("strict", f"expected true or false, found {_type_name(strict)}")
     per_path = _per_path_ignore(data.get("perPathIgnore"), fail)
     return Config(path=path, root=os.path.dirname(os.path.abspath(path)), kube_version=kube_version,
                   feature_gates=tuple(gates), inventory=inventory, ignore=ignore, strict=strict,
-                  exclude=exclude, per_path_ignore=tuple(per_path))
+                  exclude=exclude, per_path_ignore=tuple(per_path), extensions=extensions)
 
 
 def _kube_version(kube_version, fail) -> str | None:

@@ -123,13 +123,17 @@ class Allocator:
 
     # -- allocation -----------------------------------------------------------------------------
     def allocate(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None,
-                 deadline: float | None = None, explain: bool = False) -> AllocationOutcome:
+                 deadline: float | None = None, explain: bool = False,
+                 extra_constraints: Callable | None = None) -> AllocationOutcome:
         """Allocate `claims` (not yet allocated, in pod order) jointly on `node`.
 
         node: a Node manifest dict, a NodeInfo, or a node name.
         timeout: seconds for this call (or `deadline`, a time.monotonic() value); when it passes the
             outcome is an error naming the claim and request being searched.
         explain: on failure, attach an Explanation (costs a second, diagnostic search).
+        extra_constraints: `(claim) -> list of constraints.Constraint` (fresh objects per call),
+            checked with the claim's own constraints; the hook of dractl's podgroup-constraints
+            extension (dractl/simulate/groupconstraints.py). Not part of upstream's allocator.
         """
         node_info = node if type(node) is NodeInfo else NodeInfo.from_any(node)
         claims = tuple(claims)
@@ -143,6 +147,7 @@ class Allocator:
                 return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
             self._last_node = (node_info, node_pools)
         search = self._search(node_info, node_pools, claims, deadline, None)
+        search.extra_constraints = extra_constraints
         try:
             found = search.run()
             if found:
@@ -153,22 +158,27 @@ class Allocator:
             return AllocationOutcome(ERROR, claims, error=exc.message, timed_out=exc.timed_out, steps=search.steps)
         explanation = None
         if explain:
-            explanation = self._explain(node_info, node_pools, claims, deadline)
+            explanation = self._explain(node_info, node_pools, claims, deadline, extra_constraints)
         if node_pools.has_invalid:
             return AllocationOutcome(ERROR, claims, error=INVALID_POOLS_MESSAGE, node_failure=True,
                                      explanation=explanation, steps=search.steps)
         return AllocationOutcome(UNSATISFIABLE, claims, explanation=explanation, steps=search.steps)
 
-    def explain(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None) -> Explanation:
-        """Per request of each claim: which devices of `node` are usable and why the others are not."""
+    def explain(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None,
+                extra_constraints: Callable | None = None) -> Explanation:
+        """Per request of each claim: which devices of `node` are usable and why the others are not.
+        extra_constraints: as for `allocate`."""
         node_info = NodeInfo.from_any(node)
         node_pools = self.inventory.pools_for(node_info, self.variant)
         deadline = time.monotonic() + timeout if timeout is not None else None
-        return self._explain(node_info, node_pools, tuple(claims), deadline)
+        return self._explain(node_info, node_pools, tuple(claims), deadline, extra_constraints)
 
-    def _explain(self, node_info, node_pools, claims, deadline) -> Explanation:
-        return _explain.explain(lambda rec: self._search(node_info, node_pools, claims, deadline, rec),
-                                node_info.name)
+    def _explain(self, node_info, node_pools, claims, deadline, extra_constraints=None) -> Explanation:
+        def make_search(recorder):
+            search = self._search(node_info, node_pools, claims, deadline, recorder)
+            search.extra_constraints = extra_constraints
+            return search
+        return _explain.explain(make_search, node_info.name)
 
     def _search(self, node_info, node_pools, claims, deadline, recorder) -> Search:
         version = self.inventory.state.version

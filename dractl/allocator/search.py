@@ -42,6 +42,8 @@ class InternalResult:
 
 class Search:
     prune = True    # class-wide switch for the differential tests; see _nothing_to_evaluate
+    # (claim) -> extra Constraint objects for it, or None: dractl's podgroup-constraints hook
+    extra_constraints = None
 
     def __init__(self, *, features: AllocatorFeatures, compat: Compat, variant: str, node: NodeInfo,
                  node_pools: NodePools, inventory: Inventory, claims: list[ResourceClaim], engine,
@@ -87,6 +89,8 @@ class Search:
         """True = solution in self.results; False = unsatisfiable. Raises AllocationError."""
         try:
             prepare(self)
+            if self.extra_constraints is not None:
+                self._add_extra_constraints()
             try:
                 return self._next(0, 0) if self.claim_reqs else True
             except MaxSizeExceeded:
@@ -99,8 +103,16 @@ class Search:
             raise AllocationError(f"filter operation aborted: timed out while allocating {where}",
                                   timed_out=True) from None
 
+    def _add_extra_constraints(self) -> None:
+        for c, claim in enumerate(self.claims):
+            more = self.extra_constraints(claim)
+            if more:
+                self.constraints[c] = self.constraints[c] + list(more)
+
     def prepare(self) -> None:
         prepare(self)
+        if self.extra_constraints is not None:
+            self._add_extra_constraints()
 
     def search(self) -> bool:
         """The search proper, after `prepare`. May raise MaxSizeExceeded or SearchTimeout."""

@@ -120,6 +120,9 @@ class FeatureGates:
     version: str = DEFAULT_KUBE_VERSION
     overrides: Mapping[str, bool] = field(default_factory=dict)
     min_compat: str | None = None     # --min-compatibility-version; None = previous minor
+    # dractl's own opt-in extensions (--extension, dractl/extensions/): not Kubernetes gates, but
+    # they travel with the gates because they change acceptance and the dry run alike.
+    extensions: frozenset = frozenset()
 
     def __post_init__(self) -> None:
         for gate in self.overrides:
@@ -140,7 +143,14 @@ class FeatureGates:
     def with_overrides(self, **gates: bool) -> "FeatureGates":
         merged = dict(self.overrides)
         merged.update(gates)
-        return FeatureGates(self.version, merged, self.min_compat)
+        return FeatureGates(self.version, merged, self.min_compat, self.extensions)
+
+    def with_extensions(self, names) -> "FeatureGates":
+        return FeatureGates(self.version, dict(self.overrides), self.min_compat, frozenset(names))
+
+    def extension(self, name: str) -> bool:
+        """True when dractl's extension `name` (dractl/extensions/) is switched on."""
+        return name in self.extensions
 
     def as_dict(self) -> dict[str, bool]:
         names = set(self.overrides) | set(gate_specs(self.version, self.min_compat))
@@ -148,7 +158,8 @@ class FeatureGates:
 
     def key(self) -> tuple:
         """Hashable identity, for caches keyed by environment."""
-        return (self.version, tuple(sorted(self.as_dict().items())))
+        key = (self.version, tuple(sorted(self.as_dict().items())))
+        return key + (tuple(sorted(self.extensions)),) if self.extensions else key
 
 
 def known_gates(version: str | None = None) -> list[str]:

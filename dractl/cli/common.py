@@ -141,12 +141,14 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
              inventory: list[str] | None = None, exclude: list[str] | None = None,
              force_exclude: bool = False, max_file_size: str = "64Mi",
              jobs: int | None = None, select: list[str] | None = None,
-             skip_kinds: list[str] | None = None, reject_kinds: list[str] | None = None) -> Settings:
+             skip_kinds: list[str] | None = None, reject_kinds: list[str] | None = None,
+             extensions: list[str] | None = None) -> Settings:
     from dractl.config import PathMatcher
     from dractl.load.limits import Limits
 
     config = load_config(config_path, no_config)
     gates = make_gates(kube_version, feature_gates, config)
+    gates = _with_extensions(gates, extensions, config)
     if jobs is not None and jobs < 0:
         raise UsageError("--jobs must be 0 (one per CPU) or more")
     matchers = []
@@ -173,6 +175,30 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
         jobs=jobs, exclude=(lambda name: any(m.matches(name) for m in matchers)) if matchers else None,
         force_exclude=force_exclude, extra_ignore=extra_ignore if per_path else None,
         kinds=_kind_filter(skip_kinds, reject_kinds))
+
+
+def _with_extensions(gates: FeatureGates, extensions, config) -> FeatureGates:
+    """--extension (repeatable, or comma-separated) replaces `extensions:` of .dractl.yaml."""
+    from dractl.extensions import UnknownExtension, parse_extensions
+
+    try:
+        names = parse_extensions(extensions if extensions else config.extensions)
+    except UnknownExtension as exc:
+        raise UsageError(f"--extension: {exc}") from None
+    return gates.with_extensions(names) if names else gates
+
+
+def complete_extension(incomplete: str) -> list[tuple[str, str]]:
+    from dractl.extensions import KNOWN
+
+    return [(name, help_text) for name, help_text in sorted(KNOWN.items()) if name.startswith(incomplete)]
+
+
+EXTENSION_OPTION = typer.Option(
+    None, "--extension", metavar="NAME", autocompletion=complete_extension,
+    help="Switch on one of dractl's own extensions (repeatable; not Kubernetes features): "
+         "podgroup-constraints (device constraints across a PodGroup's pods, the KEP-5729 "
+         "review's alternative). Replaces extensions in .dractl.yaml.")
 
 
 def _kind_filter(skip: list[str] | None, reject: list[str] | None):

@@ -17,6 +17,7 @@ _CODE_MODULES = (
     "dractl.validate.inventorylints",
     "dractl.simulate.reasons",
     "dractl.downward",
+    "dractl.extensions.podgroup_constraints",
 )
 
 

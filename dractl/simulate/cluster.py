@@ -55,6 +55,10 @@ class ClusterState:
         self.pod_docs: list = []
         self.allocator: Allocator | None = None
         self._share_seq = 0
+        # dractl's podgroup-constraints extension (groupconstraints.py): id(group) -> its
+        # constraints, and the ones in force during the current member's cycle.
+        self.group_constraints: dict = {}
+        self.active_group_constraint = None
         self._devices: DeviceIndex | None = None
 
     # -- change notification -------------------------------------------------------------------

@@ -12,7 +12,7 @@ MAX_EXPLAINED_NODES = 64
 
 
 def explain_node(cluster, node, pending_models: list[ResourceClaim], shortcuts=None,
-                 key: tuple | None = None) -> tuple[list[str], list[str]]:
+                 key: tuple | None = None, extra_constraints=None) -> tuple[list[str], list[str]]:
     """(lines per request, device-level verdict lines) of why the claims do not fit `node`.
 
     In a full cluster every further pod with the same claims fails on the same nodes for the
@@ -25,7 +25,8 @@ def explain_node(cluster, node, pending_models: list[ResourceClaim], shortcuts=N
         rename = dict(zip(refs, (m.ref for m in pending_models)))
         return explanation_lines(explanation, pending_models, rename), devices
     try:
-        explanation = cluster.allocator.explain(node.info, pending_models, timeout=cluster.options.timeout)
+        explanation = cluster.allocator.explain(node.info, pending_models, timeout=cluster.options.timeout,
+                                                extra_constraints=extra_constraints)
     except Exception as exc:  # noqa: BLE001 - an explanation must never break the run
         return [f"(no explanation: {type(exc).__name__}: {exc})"], []
     devices = []

@@ -21,7 +21,9 @@ from dractl.api.versions import FeatureGates
 from dractl.load.document import Document
 from dractl.simulate import reasons as R
 from dractl.simulate.framework import Code, CycleState, Framework, NodeAttempt
+from dractl.extensions import PODGROUP_CONSTRAINTS
 from dractl.simulate.gangs import not_enqueued, schedule_gang
+from dractl.simulate.groupconstraints import prepare_groups, schedule_constrained_group
 from dractl.simulate.inventory import build_cluster
 from dractl.simulate.nodes import pod_fits_node
 from dractl.simulate.pods import MAX_PODS, PodInput, TooManyPods, expand_controller, pod_from_document
@@ -76,6 +78,8 @@ class Simulation:
                 result.group, result.group_problem = group, problem
                 if group is not None and result.status != INVALID:
                     group.members.append(result)
+        if self.gates.extension(PODGROUP_CONSTRAINTS):
+            prepare_groups(self.cluster)
         done: set[int] = set()
         report = self.options.progress
         total = len(self.plan.pods)
@@ -89,6 +93,10 @@ class Simulation:
                 result.reasons.append(waiting)
                 continue
             group = result.group
+            if group is not None and id(group) in self.cluster.group_constraints:
+                schedule_constrained_group(self.cluster, group, self.schedule)  # dractl's extension
+                done.update(id(m) for m in group.members)
+                continue
             if group is not None and group.policy == "gang":
                 schedule_gang(self.cluster, group, self.schedule)
                 done.update(id(m) for m in group.members)

@@ -154,10 +154,10 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
                        ignore: Iterable[str] = (), refs: bool = True,
                        kinds: KindFilter | None = None,
                        inventory: "InventoryPolicy | None" = None) -> Validated:
-    from dractl.validate.schema import SchemaSet  # heavy: schemas load lazily per kind
+    from dractl.extensions import schemas_for  # heavy: schemas load lazily per kind
     from dractl.validate.rules import RuleContext, check_document
 
-    schemas = SchemaSet.for_version(gates.version)
+    schemas = schemas_for(gates)  # with dractl's opted-in extensions' overlays
     ctx = RuleContext(gates=gates, kube_version=gates.version)
     out = Validated(files=load.files, documents_read=load.documents_read)
     ignored = set(ignore)

@@ -152,8 +152,10 @@ class DynamicResources(Plugin):
     def cycle_key(self, state):
         # The verdicts depend on the claims' specs (dicts) and on the allocated claims'
         # allocations (their ids: an allocation object lives as long as its claim has it).
-        return tuple([c.manifest.get("spec") for c in state.pending]
+        key = tuple([c.manifest.get("spec") for c in state.pending]
                      + [id(c.allocation) for c in state.allocated])
+        active = self.cluster.active_group_constraint  # dractl's podgroup-constraints extension
+        return key if active is None else key + (active.key(),)
 
     def filter(self, state, attempt):
         models = state.pending_models
@@ -162,7 +164,8 @@ class DynamicResources(Plugin):
         if not models:
             return None
         outcome = self.cluster.allocator.allocate(attempt.node.info, models,
-                                                  timeout=self.cluster.options.timeout)
+                                                  timeout=self.cluster.options.timeout,
+                                                  extra_constraints=self._group_constraints(state))
         if outcome.allocated:
             attempt.outcome = outcome
             return None
@@ -174,6 +177,17 @@ class DynamicResources(Plugin):
             return rejected(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error"), NAME,
                             Code.ERROR)
         return CANNOT_ALLOCATE
+
+    def _group_constraints(self, state):
+        """dractl's podgroup-constraints extension: the group's constraints in force for this
+        pod's claims (computed once per cycle), or None."""
+        active = self.cluster.active_group_constraint
+        if active is None:
+            return None
+        found = state.data.get("GroupConstraints", state)
+        if found is state:
+            found = state.data["GroupConstraints"] = active.for_pod(state)
+        return found
 
     # -- PostFilter: no claim to deallocate (the dry run has no retry); dractl's explanation of
     #    each node where allocation failed, grouped by identical explanations.
@@ -190,7 +204,7 @@ class DynamicResources(Plugin):
                 continue
             explained += 1
             lines, devices = explain_node(self.cluster, self.cluster.node_by_name[node_name], models,
-                                          self.cluster.shortcuts, state.key)
+                                          self.cluster.shortcuts, state.key, self._group_constraints(state))
             result.node_explanations[node_name] = lines
             result.node_devices[node_name] = devices
             groups.setdefault(tuple(lines), []).append(node_name)
