@@ -6,7 +6,7 @@ must satisfy the constraint together with all the others, across pods and nodes.
 This module owns the acceptance side: the schema overlay (a `constraints` list on the
 PodGroupResourceClaim definitions, only when the extension is on; otherwise the field stays the
 API server's unknown-field error) and the rules on it, and registers the extension's codes
-(DRA70xx; the dry run's are used by dractl/simulate/groupconstraints.py)."""
+(DRA80xx; the dry run's are used by dractl/simulate/groupconstraints.py)."""
 
 from __future__ import annotations
 

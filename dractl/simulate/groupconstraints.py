@@ -16,7 +16,7 @@ The search (`schedule_constrained_group`):
 * distinctAttribute: an exclusion set; each member's devices must avoid the values earlier members
   got (and each other's). Greedy in member order within one candidate value.
 * The whole group's search is bounded by --timeout (each allocator call keeps its own).
-The result is reported with codes DRA70xx (dractl/extensions/podgroup_constraints.py), each
+The result is reported with codes DRA80xx (dractl/extensions/podgroup_constraints.py), each
 reason marked as dractl's extension (`extension: true` in JSON)."""
 
 from __future__ import annotations
