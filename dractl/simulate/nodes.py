@@ -30,6 +30,7 @@ class SimNode:
     allocatable: Mapping[str, Any] = field(default_factory=dict)
     declared: bool = True                # False: inferred from a slice's nodeName
     unschedulable: bool = False          # cordoned (spec.unschedulable)
+    declared_features: tuple[str, ...] | None = None  # status.declaredFeatures, None if absent
     info: NodeInfo = field(init=False)
 
     def __post_init__(self) -> None:
@@ -50,7 +51,10 @@ class SimNode:
         unschedulable = spec.get("unschedulable") is True
         status = data.get("status") if isinstance(data.get("status"), dict) else {}
         allocatable = status.get("allocatable") if isinstance(status.get("allocatable"), dict) else {}
-        return cls(name, labels, tuple(taints), dict(allocatable), unschedulable=unschedulable)
+        features = status.get("declaredFeatures")
+        declared_features = tuple(str(f) for f in features) if isinstance(features, list) else None
+        return cls(name, labels, tuple(taints), dict(allocatable), unschedulable=unschedulable,
+                   declared_features=declared_features)
 
     @classmethod
     def inferred(cls, name: str) -> "SimNode":
