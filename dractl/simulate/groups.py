@@ -79,7 +79,7 @@ class GroupIndex:
         elif doc.kind == "PodGroup":
             policy, min_count = _policy(spec)
             if not spec.get("schedulingPolicy"):
-                policy, min_count = self._template_policy(ns, spec) or (policy, min_count)
+                policy, min_count = self._template_policy(ns, spec, doc.api_version) or (policy, min_count)
             meta = doc.metadata
             claims = [c for c in spec.get("resourceClaims") or [] if isinstance(c, dict)]
             status = data.get("status") if isinstance(data.get("status"), dict) else {}
@@ -90,15 +90,22 @@ class GroupIndex:
                     info.claim_statuses[s["name"]] = s["resourceClaimName"]
             self.pod_groups[(ns, doc.name)] = info
 
-    def _template_policy(self, ns: str, spec: dict) -> tuple[str, int] | None:
-        # A PodGroup may leave its policy to the Workload template it was created from.
-        ref = spec.get("podGroupTemplateRef") or spec.get("workloadRef") or {}
-        if isinstance(ref, dict) and isinstance(ref.get("workload"), dict):
-            ref = ref["workload"]
+    def _template_policy(self, ns: str, spec: dict, api_version: str) -> tuple[str, int] | None:
+        """A PodGroup may leave its policy to the Workload template it was created from. The
+        reference's shape is its API version's: v1alpha2 (1.36)
+        `spec.podGroupTemplateRef.workload{workloadName, podGroupTemplateName}`; v1alpha3 and
+        v1beta1 (1.37, #140080) `spec.workloadRef{workloadName, templateName}`."""
+        if api_version.endswith("/v1alpha2"):
+            ref = spec.get("podGroupTemplateRef")
+            ref = ref.get("workload") if isinstance(ref, dict) else None
+            template_key = "podGroupTemplateName"
+        else:
+            ref = spec.get("workloadRef")
+            template_key = "templateName"
         if not isinstance(ref, dict):
             return None
         workload = self.workloads.get((ns, ref.get("workloadName") or ""))
-        template_name = ref.get("podGroupTemplateName") or ref.get("templateName")
+        template_name = ref.get(template_key)
         if workload is None:
             return None
         for t in workload["spec"].get("podGroupTemplates") or []:
