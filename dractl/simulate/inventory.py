@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from dractl.allocator import Allocator
 from dractl.api.convert import to_v1
+from dractl.api.versions import version_tuple
 from dractl.api.resource import (DeviceClass, DeviceTaintRule, ModelError, ResourceClaim,
                                  ResourceSlice)
 from dractl.load.document import Document
@@ -49,13 +50,23 @@ def build_cluster(documents: Iterable[Document], gates, options, invalid: set[in
         cluster.native_mappings = slice_node_resources(docs, gates.version)
     _add_nodes(cluster, found)
     pre_allocated = [c.model for c in cluster.claims.values() if c.pre_allocated and c.model]
-    cluster.allocator = Allocator(gates, found.classes, found.slices, pre_allocated, found.rules,
+    cluster.allocator = Allocator(gates, found.classes, found.slices, pre_allocated,
+                                  taint_rules_in_force(found.rules, gates.version),
                                   share_id=cluster.next_share_id)
     _map_pools(cluster, found.slices)
     for claim in cluster.claims.values():
         if claim.pre_allocated and claim.allocation:
             cluster.count_devices(claim.allocation, +1)
     return cluster
+
+
+def taint_rules_in_force(rules: list[DeviceTaintRule], version: str) -> list[DeviceTaintRule]:
+    """DeviceTaintRules that taint devices in this release. Up to 1.37.0 a rule without
+    `spec.deviceSelector` matches every device (the bug fixed in 1.38, #141648); from 1.38 it
+    matches none, as documented (`deviceSelector: {}` matches all)."""
+    if version_tuple(version) < (1, 38):
+        return rules
+    return [r for r in rules if r.selector is not None]
 
 
 def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:

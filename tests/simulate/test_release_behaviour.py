@@ -138,3 +138,26 @@ def test_all_request_with_incomplete_pool_on_one_node(dry_run, version, outcome)
         assert "asks for all devices, but resource pool" in pod.reasons[-1].message
     else:
         assert "asks for all devices, but resource pool" in pod.node_failures["n1"]
+
+
+def taint_rule(selector: str) -> str:
+    return f"""apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {{name: maintenance}}
+spec:{selector}
+  taint: {{key: maintenance, value: "true", effect: NoSchedule}}
+"""
+
+
+@pytest.mark.parametrize("version, selector, status", [
+    ("1.37", "", "Unschedulable"),                     # no selector: every device (1.37.0 bug)
+    ("1.38", "", "Scheduled"),                         # #141648: no selector matches no device
+    ("1.37", "\n  deviceSelector: {}", "Unschedulable"),  # the empty selector matches all
+    ("1.38", "\n  deviceSelector: {}", "Unschedulable"),
+])
+def test_device_taint_rule_without_selector(dry_run, version, selector, status):
+    inventory = nodes_and_slices({"n1": ["big"]})
+    plan = dry_run("---\n".join([inventory, taint_rule(selector), pod_with_claim(EXACT)]),
+                   inventory=None, version=version)
+    assert not plan.validation_errors, plan.validation_errors
+    assert plan.pods[0].status == status
