@@ -223,3 +223,18 @@ def test_device_entries_are_read_in_the_release_shape():
     assert new == (NodeResource("cpu", None, None, Fraction(2), Fraction(1, 10)),
                    NodeResource("memory", per_container=Fraction(1024 * 1024)))
     assert [e.mapped for e in new] == [True, False]
+
+
+def test_137_pod_status_records_what_was_charged(dry_run):
+    parts = [node(), CLASS, slice_("n1", MAPPED), TEMPLATE, pod("p1")]
+    plan = run(dry_run, parts)
+    assert plan.pods[0].status == "Scheduled"
+    assert plan.pods[0].pod.status["nodeAllocatableResourceClaimStatuses"] == [
+        {"resourceClaimName": plan.pods[0].claims[0].claim.name, "containers": ["c0"],
+         "mapping": [{"name": "cpu", "quantity": "4"}]}]
+
+
+def test_136_pod_status_has_no_node_allocatable_entries(dry_run):
+    plan = run(dry_run, [node(), CLASS, slice_("n1", OLD_SHAPE), TEMPLATE, pod("p1")], version="1.36")
+    assert plan.pods[0].status == "Scheduled"
+    assert "nodeAllocatableResourceClaimStatuses" not in plan.pods[0].pod.status

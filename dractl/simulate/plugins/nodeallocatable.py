@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dractl.api.quantity import Quantity, QuantityError
+from dractl.api.quantity import BINARY_SI, DECIMAL_SI, Quantity, QuantityError
 from dractl.api.versions import version_tuple
 from dractl.simulate import reasons as R
 from dractl.simulate.framework import Code, Plugin, Status, unresolvable, unschedulable
@@ -120,7 +120,9 @@ class _ClaimCharge:
     per-container overhead."""
 
     def __init__(self) -> None:
-        self.fixed: dict[str, Fraction] = {}
+        self.fixed: dict[str, Fraction] = {}          # mapped amounts + perPod
+        self.mapped_amounts: dict[str, Fraction] = {}
+        self.overhead_per_pod: dict[str, Fraction] = {}
         self.per_container: dict[str, Fraction] = {}
         self.mapped = False
 
@@ -175,6 +177,8 @@ class NodeAllocatableResources(Plugin):
             return unresolvable(f"node(s) didn't declare the {DECLARED_FEATURE} feature "
                                 "(status.declaredFeatures)", NAME)
         extra = self._pod_extra(state, charges)
+        if self.new_shape:
+            state.data.setdefault(self.name, {})[attempt.node.name] = charges
         status = self._check_pod_level(state, extra)
         if status is not None:
             return status
@@ -189,6 +193,18 @@ class NodeAllocatableResources(Plugin):
             total[k] = total.get(k, 0) + v
         fit = insufficient(total, self.cluster.free(attempt.node.name), alloc)
         return unschedulable(", ".join(fit), NAME) if fit else None
+
+    # Reserve (1.37+): pod.status.nodeAllocatableResourceClaimStatuses, what upstream's assume
+    # step puts on the pod and PreBind patches (one entry per claim, sorted by claim name).
+    def reserve(self, state, attempt):
+        charges = state.data.get(self.name, {}).get(attempt.node.name)
+        if not charges:
+            return None
+        names = _referencing_containers(state)
+        statuses = [_claim_status(claim, charge, names.get(id(claim), []))
+                    for claim, charge in sorted(charges, key=lambda cc: cc[0].name)]
+        self.cluster.journal.set_item(state.pod.status, "nodeAllocatableResourceClaimStatuses", statuses)
+        return None
 
     def _charges(self, state, attempt) -> list:
         """(claim, _ClaimCharge) for each of the pod's claims whose devices contribute."""
@@ -211,6 +227,7 @@ class NodeAllocatableResources(Plugin):
                 self._add_mapping(charge, entry, r, claim)
                 if entry.per_pod is not None:
                     charge.add(charge.fixed, entry.resource, entry.per_pod)
+                    charge.add(charge.overhead_per_pod, entry.resource, entry.per_pod)
                 if entry.per_container is not None:
                     charge.add(charge.per_container, entry.resource, entry.per_container)
         return charge
@@ -227,10 +244,12 @@ class NodeAllocatableResources(Plugin):
                     f"NodeAllocatableResources for resource {entry.resource}")
             consumed = _lookup_capacity(consumed_map, entry.capacity_key, result.driver)
             if consumed is not None:
-                charge.add(charge.fixed, entry.resource,
-                           consumed.value * (entry.capacity_multiplier or Fraction(1)))
+                amount = consumed.value * (entry.capacity_multiplier or Fraction(1))
+                charge.add(charge.fixed, entry.resource, amount)
+                charge.add(charge.mapped_amounts, entry.resource, amount)
         elif entry.device_multiplier is not None:
             charge.add(charge.fixed, entry.resource, entry.device_multiplier)
+            charge.add(charge.mapped_amounts, entry.resource, entry.device_multiplier)
 
     @staticmethod
     def _shared_with_other_pod(claim, pod) -> bool:
@@ -287,8 +306,14 @@ class NodeAllocatableResources(Plugin):
 def _container_references(state) -> dict[int, int]:
     """id(claim) -> how many containers (init and regular) list one of the pod claims that
     resolved to it in resources.claims."""
+    return {k: len(v) for k, v in _referencing_containers(state).items()}
+
+
+def _referencing_containers(state) -> dict[int, list[str]]:
+    """id(claim) -> names of the containers (init containers first, then containers) that list
+    one of the pod claims that resolved to it in resources.claims."""
     by_name = {ref.name: ref.claim for ref in state.refs if ref.claim is not None}
-    counts: dict[int, int] = {}
+    names: dict[int, list[str]] = {}
     spec = state.pod.spec
     for key in ("initContainers", "containers"):
         for container in spec.get(key) or []:
@@ -300,5 +325,29 @@ def _container_references(state) -> dict[int, int]:
                 claim = by_name.get(entry.get("name")) if isinstance(entry, dict) else None
                 if claim is not None and id(claim) not in seen:
                     seen.add(id(claim))
-                    counts[id(claim)] = counts.get(id(claim), 0) + 1
-    return counts
+                    names.setdefault(id(claim), []).append(str(container.get("name") or ""))
+    return names
+
+
+def _format(resource: str, value: Fraction) -> str:
+    # dractl's choice of format: binary for byte resources, decimal otherwise (upstream keeps
+    # the format of the quantities it added up).
+    byte_like = resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+    return Quantity(value, BINARY_SI if byte_like else DECIMAL_SI).canonical()
+
+
+def _claim_status(claim, charge: _ClaimCharge, containers: list[str]) -> dict:
+    """core/v1 NodeAllocatableResourceClaimStatus for one claim."""
+    overhead: dict[str, dict] = {}
+    for resource, amount in charge.overhead_per_pod.items():
+        overhead.setdefault(resource, {"name": resource})["perPod"] = _format(resource, amount)
+    for resource, amount in charge.per_container.items():
+        overhead.setdefault(resource, {"name": resource})["perContainer"] = _format(resource, amount)
+    out: dict = {"resourceClaimName": claim.name}
+    mapping = [{"name": k, "quantity": _format(k, v)} for k, v in sorted(charge.mapped_amounts.items())]
+    # Empty lists are omitted, as the API's omitempty does.
+    for key, value in (("containers", containers), ("mapping", mapping),
+                       ("overhead", [overhead[k] for k in sorted(overhead)])):
+        if value:
+            out[key] = value
+    return out
