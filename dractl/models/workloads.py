@@ -106,15 +106,18 @@ class Node(FrozenRecord):
     """What placement reads of a Node: labels (with kubernetes.io/hostname defaulted to the
     name, as the kubelet sets it), taints, cordon, allocatable."""
 
-    __slots__ = ("name", "labels", "taints", "unschedulable", "allocatable")
+    __slots__ = ("name", "labels", "taints", "unschedulable", "allocatable", "declared_features")
 
     def __init__(self, name: str, labels: Mapping[str, str], taints: tuple[NodeTaintModel, ...] = (),
-                 unschedulable: bool = False, allocatable: Mapping[str, Any] = _NEW_DICT) -> None:
+                 unschedulable: bool = False, allocatable: Mapping[str, Any] = _NEW_DICT,
+                 declared_features: tuple[str, ...] | None = None) -> None:
+        # declared_features: status.declaredFeatures (1.37 node declared features), None if absent.
         _set(self, "name", name)
         _set(self, "labels", labels)
         _set(self, "taints", taints)
         _set(self, "unschedulable", unschedulable)
         _set(self, "allocatable", {} if allocatable is _NEW_DICT else allocatable)
+        _set(self, "declared_features", declared_features)
 
     @classmethod
     def from_model(cls, model: ObjectModel) -> "Node":
@@ -127,8 +130,11 @@ class Node(FrozenRecord):
         taints = tuple(NodeTaintModel(t["key"], str(t.get("value") or ""), str(t.get("effect") or ""))
                        for t in spec.get("taints") or []
                        if isinstance(t, dict) and isinstance(t.get("key"), str))
-        allocatable = dict(_obj(_obj(data.get("status")).get("allocatable")))
-        return cls(name, labels, taints, spec.get("unschedulable") is True, allocatable)
+        status = _obj(data.get("status"))
+        allocatable = dict(_obj(status.get("allocatable")))
+        features = status.get("declaredFeatures")
+        declared = tuple(str(f) for f in features) if isinstance(features, list) else None
+        return cls(name, labels, taints, spec.get("unschedulable") is True, allocatable, declared)
 
 
 class ClaimTemplate(FrozenRecord):

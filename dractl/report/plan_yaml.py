@@ -105,7 +105,8 @@ def pod_objects(plan: Plan) -> list[dict]:
         if p.status == SCHEDULED and p.node:
             _mapping(obj, "spec")["nodeName"] = p.node
         status = _status(obj)
-        for key in ("resourceClaimStatuses", "extendedResourceClaimStatus"):
+        for key in ("resourceClaimStatuses", "extendedResourceClaimStatus",
+                    "nodeAllocatableResourceClaimStatuses"):
             if p.pod.status.get(key):
                 status[key] = copy_json(p.pod.status[key])
         if p.status != SCHEDULED:

@@ -13,6 +13,7 @@ from typing import Any
 
 from dractl.api.resource import ModelError, ResourceClaim
 from dractl.models import ClaimTemplate
+from dractl.api.versions import version_tuple
 from dractl.simulate import reasons as R
 from dractl.simulate.cluster import ClusterState
 from dractl.simulate.groups import PodGroupInfo
@@ -33,6 +34,7 @@ class ClaimController:
     def __init__(self, cluster: ClusterState) -> None:
         self.cluster = cluster
         self.gates = cluster.gates
+        self.release = version_tuple(cluster.gates.version)
 
     def resolve(self, pod: PodInput, result: PodResult) -> list[PodClaimRef]:
         """The pod's claims in spec order (None where the controller decided none is needed).
@@ -41,7 +43,10 @@ class ClaimController:
         statuses = {s.get("name"): s for s in pod.status.get("resourceClaimStatuses") or []
                     if isinstance(s, dict)}
         group = result.group
+        withheld = None  # 1.37+, gate off: the PodGroup whose matching claims get no per-pod claim
         if group is None or not group.standalone or not self.gates.enabled("DRAWorkloadResourceClaims"):
+            if group is not None and group.standalone and self.release >= (1, 37):
+                withheld = group
             group = None
         for entry in pod.pod_claims():
             name = entry.get("name")
@@ -49,6 +54,9 @@ class ClaimController:
             if entry.get("resourceClaimName"):
                 claim = self._named_claim(pod, entry)
             elif entry.get("resourceClaimTemplateName"):
+                if withheld is not None and withheld.matching_claim(entry) is not None \
+                        and statuses.get(name) is None:
+                    raise ClaimProblem(_withheld_claim(pod, withheld, name))
                 if shared:
                     claim = self._group_claim(pod, group, entry)
                 else:
@@ -193,3 +201,18 @@ class ClaimController:
                 raise ClaimProblem(Reason(R.MODEL, f"claim from template {namespace}/"
                                           f"{name}: {exc}")) from None
         return model
+
+
+def _withheld_claim(pod: PodInput, group: PodGroupInfo, pod_claim: str) -> Reason:
+    """1.37's resourceclaim controller (#138363) with DRAWorkloadResourceClaims off: a pod claim
+    that matches an entry of its PodGroup's spec.resourceClaims gets no per-pod claim (the
+    controller cannot know whether the claim was meant for the whole group), so the pod waits
+    for a claim that is never created. Up to 1.36 the pod got its own claim."""
+    return Reason(R.CLAIM_NOT_CREATED, f"pod \"{pod.key}\": ResourceClaim not created yet", details=(
+        f"dractl: pod claim {pod_claim} matches an entry of PodGroup {group.name}'s "
+        "spec.resourceClaims, and with DRAWorkloadResourceClaims disabled the Kubernetes 1.37 "
+        "resourceclaim controller creates neither the PodGroup's claim nor a per-pod one; enable "
+        "DRAWorkloadResourceClaims (kube-apiserver, kube-controller-manager, kube-scheduler) or "
+        "give the pod claim another name",
+        "the API server drops spec.resourceClaims of a PodGroup created while the gate is off, "
+        "so this happens to PodGroups stored while it was on"))

@@ -5,10 +5,9 @@ and the allocator over them. Builds a ClusterState once per run."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from fractions import Fraction
 
 from dractl.allocator import Allocator
-from dractl.api.quantity import Quantity, QuantityError
+from dractl.api.versions import version_tuple
 from dractl.api.resource import (DeviceClass, DeviceTaintRule, ModelError, ResourceClaim,
                                  ResourceSlice)
 from dractl.load.document import Document
@@ -18,6 +17,7 @@ from dractl.simulate.cluster import ClusterState
 from dractl.simulate.groups import GroupIndex
 from dractl.simulate.names import uid_for
 from dractl.simulate.nodes import SimNode
+from dractl.simulate.plugins.nodeallocatable import slice_node_resources
 from dractl.simulate.resources import allocatable, extended_class_map
 from dractl.simulate.state import ALREADY_ALLOCATED, CLAIM_ERROR, ClaimState, Plan, Reason
 
@@ -50,16 +50,26 @@ def build_cluster(documents: Iterable[Document], gates, options, invalid: set[in
     if gates.enabled("DRAExtendedResource"):
         cluster.extended_classes = extended_class_map(found.class_info)
     if gates.enabled("DRANodeAllocatableResources"):
-        cluster.native_mappings = native_mappings(docs)
+        cluster.native_mappings = slice_node_resources(docs, gates.version)
     _add_nodes(cluster, found)
     pre_allocated = [c.model for c in cluster.claims.values() if c.pre_allocated and c.model]
-    cluster.allocator = Allocator(gates, found.classes, found.slices, pre_allocated, found.rules,
+    cluster.allocator = Allocator(gates, found.classes, found.slices, pre_allocated,
+                                  taint_rules_in_force(found.rules, gates.version),
                                   share_id=cluster.next_share_id)
     _map_pools(cluster, found.slices)
     for claim in cluster.claims.values():
         if claim.pre_allocated and claim.allocation:
             cluster.count_devices(claim.allocation, +1)
     return cluster
+
+
+def taint_rules_in_force(rules: list[DeviceTaintRule], version: str) -> list[DeviceTaintRule]:
+    """DeviceTaintRules that taint devices in this release. Up to 1.37.0 a rule without
+    `spec.deviceSelector` matches every device (the bug fixed in 1.38, #141648); from 1.38 it
+    matches none, as documented (`deviceSelector: {}` matches all)."""
+    if version_tuple(version) < (1, 38):
+        return rules
+    return [r for r in rules if r.selector is not None]
 
 
 def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:
@@ -173,41 +183,3 @@ def _map_pools(cluster: ClusterState, slices: list[ResourceSlice]) -> None:
             shared_pools.add(pid)
     for pid in shared_pools:
         cluster.pool_node.pop(pid, None)
-
-
-def native_mappings(docs) -> dict:
-    """(driver, pool, device) -> {resource: {capacityKey, multiplier}} from ResourceSlices'
-    nodeAllocatableResourceMappings (1.36/1.37 shape) or nodeAllocatableResources.mapping (HEAD)."""
-    out: dict = {}
-    for doc in docs:
-        if doc.kind != "ResourceSlice" or doc.group != "resource.k8s.io":
-            continue
-        spec = model_of(doc).v1.get("spec") or {}
-        pool = (spec.get("pool") or {}).get("name")
-        for device in spec.get("devices") or []:
-            if not isinstance(device, dict):
-                continue
-            parsed = _device_mappings(device)
-            if parsed:
-                out[(spec.get("driver"), pool, device.get("name"))] = parsed
-    return out
-
-
-def _device_mappings(device: dict) -> dict:
-    mappings = {}
-    for resource, m in (device.get("nodeAllocatableResourceMappings") or {}).items():
-        if isinstance(m, dict):
-            mappings[resource] = (m.get("capacityKey"), m.get("allocationMultiplier"))
-    for resource, m in (device.get("nodeAllocatableResources") or {}).items():
-        mapping = m.get("mapping") if isinstance(m, dict) else None
-        if isinstance(mapping, dict):
-            mappings[resource] = (mapping.get("capacityKey"),
-                                  mapping.get("deviceMultiplier") or mapping.get("capacityMultiplier"))
-    parsed = {}
-    for resource, (key, multiplier) in mappings.items():
-        try:
-            mult = Quantity.parse(multiplier).value if multiplier is not None else Fraction(1)
-        except (QuantityError, TypeError):
-            continue
-        parsed[resource] = {"capacityKey": key, "multiplier": mult}
-    return parsed

@@ -31,17 +31,20 @@ class SimNode:
     allocatable: Mapping[str, Any] = field(default_factory=dict)
     declared: bool = True                # False: inferred from a slice's nodeName
     unschedulable: bool = False          # cordoned (spec.unschedulable)
+    declared_features: tuple[str, ...] | None = None  # status.declaredFeatures, None if absent
     info: NodeInfo = field(init=False)
 
     def __post_init__(self) -> None:
-        self.info = NodeInfo(self.name, MappingProxyType(dict(self.labels)))
+        self.info = NodeInfo(self.name, MappingProxyType(dict(self.labels)),
+                             frozenset(self.declared_features or ()))
 
     @classmethod
     def from_model(cls, node: Node) -> "SimNode":
         """A declared Node (dractl.models.Node: hostname label defaulted, taints, cordon)."""
         return cls(node.name, dict(node.labels),
                    tuple(NodeTaint(t.key, t.value, t.effect) for t in node.taints),
-                   dict(node.allocatable), unschedulable=node.unschedulable)
+                   dict(node.allocatable), unschedulable=node.unschedulable,
+                   declared_features=node.declared_features)
 
     @classmethod
     def from_manifest(cls, data: Mapping[str, Any]) -> "SimNode":

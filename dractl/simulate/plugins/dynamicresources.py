@@ -9,6 +9,7 @@ always reported verdicts. `DynamicResources` is everything else.
 from __future__ import annotations
 
 from dractl.allocator.nodes import NodeSelectorError, node_selector_matches
+from dractl.api.versions import version_tuple
 from dractl.simulate import reasons as R
 from dractl.simulate.claimcontroller import ClaimController, ClaimProblem
 from dractl.simulate.explain import MAX_EXPLAINED_NODES, explain_node
@@ -70,6 +71,7 @@ class DynamicResources(Plugin):
     def __init__(self, cluster) -> None:
         super().__init__(cluster)
         self.gates = cluster.gates
+        self.release = version_tuple(cluster.gates.version)
         self.controller = ClaimController(cluster)
 
     # -- PreFilter: the claims (created from templates by the simulated controller), then the
@@ -171,8 +173,8 @@ class DynamicResources(Plugin):
             return None
         if outcome.is_error:
             if outcome.timed_out:
-                return unresolvable(f"timed out trying to allocate devices ({outcome.error})", NAME)
-            if outcome.node_failure:
+                return self._timed_out(outcome)
+            if outcome.node_failure or self._all_pool_unusable_on_node(outcome):
                 return unresolvable(outcome.error or "invalid resource pools were encountered", NAME)
             return rejected(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error"), NAME,
                             Code.ERROR)
@@ -188,6 +190,24 @@ class DynamicResources(Plugin):
         if found is state:
             found = state.data["GroupConstraints"] = active.for_pod(state)
         return found
+
+    def _all_pool_unusable_on_node(self, outcome) -> bool:
+        """1.38 (#141898): an `All` request meeting an incomplete or invalid pool on this node
+        no longer fails the scheduling attempt; the node is unsuitable and other nodes are tried.
+        Up to 1.37 it is an allocator error that aborts the attempt. (The allocator reports it
+        only as a message; the phrase is its own, dractl/allocator/prepass.py.)"""
+        if self.release < (1, 38) or not outcome.error:
+            return False
+        return "asks for all devices, but resource pool" in outcome.error
+
+    def _timed_out(self, outcome):
+        """DRASchedulerFilterTimeout. Before 1.36 a timeout made the node
+        UnschedulableAndUnresolvable (other nodes were tried, the pod could end up "unschedulable");
+        from 1.36 (#137607) it is an Error: the attempt fails and is retried with back-off."""
+        message = f"timed out trying to allocate devices ({outcome.error})"
+        if self.release < (1, 36):
+            return unresolvable(message, NAME)
+        return rejected(Reason(R.ALLOCATOR_ERROR, message), NAME, Code.ERROR)
 
     # -- PostFilter: no claim to deallocate (the dry run has no retry); dractl's explanation of
     #    each node where allocation failed, grouped by identical explanations.
@@ -214,9 +234,11 @@ class DynamicResources(Plugin):
             state.details.extend(f"  {line}" for line in lines)
         return "still not schedulable" if result.claims else "no new claims to deallocate"
 
-    # -- Score: 1.36+, 8 - index of the chosen subrequest per firstAvailable request (earlier
-    #    alternatives are better).
+    # -- Score: 1.35+ (#134711; 1.34 has no DRA score), 8 - index of the chosen subrequest per
+    #    firstAvailable request (earlier alternatives are better).
     def scores(self, state):
+        if self.release < (1, 35):
+            return False
         return any(req.first_available for c in state.pending for req in c.model.requests)
 
     def score(self, state, attempt):

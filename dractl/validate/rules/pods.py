@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from dractl.api.versions import known_gates
 from dractl.findings import ERROR, INFO, register
 from dractl.models.controllers import pod_spec_location
 
@@ -79,7 +80,9 @@ def check_pod_spec(em: Emitter, spec: dict, path: tuple) -> None:
     claims = get_list(spec, "resourceClaims")
     if claims is BAD:
         claims = []
-    if claims and not common.gate_enabled(em, "DynamicResourceAllocation"):
+    # The gate is gone from 1.38 (#141946, GA and locked since 1.35): the field is always kept.
+    if claims and "DynamicResourceAllocation" in known_gates(em.gates.version) \
+            and not common.gate_enabled(em, "DynamicResourceAllocation"):
         common.gate_dropped(em, "DynamicResourceAllocation", "resourceClaims",
                             path + ("resourceClaims",))
         claims = []
