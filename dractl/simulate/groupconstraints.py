@@ -62,7 +62,7 @@ class FixedValueConstraint(Constraint):
         super().__init__((), attribute)
         self.value_key = value_key
 
-    def add(self, base, sub, device) -> bool:
+    def add(self, base, sub, device, derived=None) -> bool:
         return _value_key(lookup_attribute(device, self.attribute)) == self.value_key
 
     def remove(self, base, sub, device) -> None:
@@ -77,7 +77,7 @@ class ExcludedValuesConstraint(Constraint):
         self.used = used
         self.here: dict[tuple, int] = {}
 
-    def add(self, base, sub, device) -> bool:
+    def add(self, base, sub, device, derived=None) -> bool:
         key = _value_key(lookup_attribute(device, self.attribute))
         if key is None or key in self.used or self.here.get(key):
             return False
