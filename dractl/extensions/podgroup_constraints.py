@@ -83,11 +83,18 @@ class ExtendedSchemaSet(SchemaSet):
         return self._document
 
     def validate(self, doc: dict) -> list[Finding]:
-        found = super().validate(doc)
+        return super().validate(doc) + self._extension_findings(doc)
+
+    def check(self, doc: dict):
+        """SchemaSet.check (findings and the values the type-safe view drops) plus the rules."""
+        found, drops = super().check(doc)
+        return found + self._extension_findings(doc), drops
+
+    def _extension_findings(self, doc: dict) -> list[Finding]:
         if isinstance(doc, dict) and doc.get("kind") in ("PodGroup", "Workload") and \
                 str(doc.get("apiVersion", "")).startswith("scheduling.k8s.io/"):
-            found = found + check_group_constraints(doc, self.version)
-        return found
+            return check_group_constraints(doc, self.version)
+        return []
 
 
 def _entry_lists(doc: dict):

@@ -252,8 +252,9 @@ class GroupSearch:
         """The fewest devices one member's claim from `entry` needs (1 when unsure; 0 when the
         free-device count says nothing, i.e. admin access)."""
         found = self.cluster.templates.get((self.group.namespace, entry.get("resourceClaimTemplateName")))
-        spec = ((found or {}).get("data") or {}).get("spec") or {}
-        requests = ((spec.get("spec") or {}).get("devices") or {}).get("requests")
+        template = (found or {}).get("template")
+        claim_spec = (template.spec if template is not None else None) or {}
+        requests = (claim_spec.get("devices") or {}).get("requests")
         if not isinstance(requests, list):
             return 1
         total = 0
