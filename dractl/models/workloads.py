@@ -206,7 +206,7 @@ class PodGroup(FrozenRecord):
                     if isinstance(s, dict) and s.get("name") and s.get("resourceClaimName")}
         return cls(_str(meta.get("namespace")) or "default", _str(meta.get("name")),
                    _str(meta.get("uid")), _str(data.get("apiVersion")), policy, min_count,
-                   bool(spec.get("schedulingPolicy")), _template_ref(spec),
+                   bool(spec.get("schedulingPolicy")), _template_ref(spec, _str(data.get("apiVersion"))),
                    tuple(c for c in spec.get("resourceClaims") or [] if isinstance(c, dict)),
                    statuses)
 
@@ -223,12 +223,17 @@ def scheduling_policy(spec: Any) -> tuple[str, int]:
     return "basic", 0
 
 
-def _template_ref(spec: dict) -> dict:
-    """{workloadName, templateName} of podGroupTemplateRef / workloadRef (both spellings)."""
-    ref = spec.get("podGroupTemplateRef") or spec.get("workloadRef") or {}
-    if isinstance(ref, dict) and isinstance(ref.get("workload"), dict):
-        ref = ref["workload"]
+def _template_ref(spec: dict, api_version: str = "") -> dict:
+    """{workloadName, templateName} of the PodGroup's link to its Workload template, in its API
+    version's shape: v1alpha2 (1.36) `podGroupTemplateRef.workload{workloadName,
+    podGroupTemplateName}`; v1alpha3 and v1beta1 (1.37, #140080) `workloadRef{workloadName,
+    templateName}`."""
+    if api_version.endswith("/v1alpha2"):
+        ref = spec.get("podGroupTemplateRef")
+        ref = ref.get("workload") if isinstance(ref, dict) else None
+        key = "podGroupTemplateName"
+    else:
+        ref, key = spec.get("workloadRef"), "templateName"
     if not isinstance(ref, dict) or not ref:
         return {}
-    return {"workloadName": ref.get("workloadName") or "",
-            "templateName": ref.get("podGroupTemplateName") or ref.get("templateName")}
+    return {"workloadName": ref.get("workloadName") or "", "templateName": ref.get(key)}
