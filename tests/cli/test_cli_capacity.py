@@ -20,7 +20,8 @@ EXAMPLES = REPO / "examples"
 # (inventory, example file): pods with one GPU, MIG partitions with firstAvailable and shared
 # counters, a NIC-aligned GPU pair (matchAttribute across drivers), shareable partitions with
 # consumable capacity, exclusive CPUs, all TPU chips of a node, SR-IOV VFs of one PF, and a
-# firstAvailable across two drivers.
+# firstAvailable across two drivers; and for the two built-ins without an example of that kind,
+# whole NVIDIA GPUs and exclusive CPUs.
 SHAPES = [
     ("example-gpu", "gpu-pod.yaml"),
     ("nvidia-mig", "mig.yaml"),
@@ -29,6 +30,8 @@ SHAPES = [
     ("tpu", "tpu-pod.yaml"),
     ("sriov-nic", "sriov-vfs.yaml"),
     ("intel-gpu", "intel-accelerator.yaml"),
+    ("nvidia-gpu", "../tests/cli/data/fit-nvidia-gpu.yaml"),   # one full GPU per pod
+    ("cpu", "../tests/cli/data/fit-cpu.yaml"),                 # 16 exclusive CPUs per pod (consumable capacity)
 ]
 
 
