@@ -44,9 +44,9 @@ def ignored_codes(ignore: Iterable[str] | None, select: Iterable[str] | None,
                   config_ignore: Iterable[str], config_name: str) -> frozenset:
     """Everything not to report: the config's and --ignore's codes, plus every code outside
     --select when it is given."""
-    from dractl.report.codes import load_all_codes
+    from dractl.report.code_index import ALL_CODES
 
-    known = [r.code for r in load_all_codes()]
+    known = list(ALL_CODES)
     dropped = set(expand(config_ignore, f"{config_name}: ignore:", known))
     dropped |= expand(ignore, "--ignore", known)
     if select is not None and split_values(select):

@@ -76,3 +76,14 @@ def explain_code(code: str, fmt: str = "text") -> str:
                       "summary": doc.summary, "explanation": found.markdown if found else "",
                       "source": found.source if found else ""})
     return code_docs.text(doc)
+
+
+def write_code_index() -> None:
+    """Regenerate dractl/report/code_index.py from the registry."""
+    import pathlib
+
+    codes = [r.code for r in _rows()]
+    rows = ["    " + ", ".join(f'"{c}"' for c in codes[i:i + 8]) + "," for i in range(0, len(codes), 8)]
+    path = pathlib.Path(__file__).with_name("code_index.py")
+    head = path.read_text().split("ALL_CODES = (")[0]
+    path.write_text(head + "ALL_CODES = (\n" + "\n".join(rows) + "\n)\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dractl.report.registry import Drawing
 from dractl.report.sanitize import safe_line
+from dractl.report.styled import Styled, print_fitted
 
 
 def report(result, view) -> Drawing:
@@ -13,8 +14,6 @@ def report(result, view) -> Drawing:
     pods = env_pods(result.plan)
 
     def draw(console) -> None:
-        from rich.text import Text
-
         from dractl.report.findings_text import print_findings
 
         shown = [f for f in result.findings if f.severity != "info"]  # info: machine formats only
@@ -27,24 +26,24 @@ def report(result, view) -> Drawing:
         for pod in pods:
             if view.quiet and not any(c["errors"] for c in pod["containers"]):
                 continue  # --quiet: only the containers whose references fail
-            head = Text(safe_line(f"pod {pod['namespace']}/{pod['name']}"), style="bold")
+            head = Styled().append(safe_line(f"pod {pod['namespace']}/{pod['name']}"), "bold")
             head.append(safe_line(f"  {pod['status']}" + (f" on {pod['node']}" if pod["node"] else "")))
-            console.print(head)
+            print_fitted(console, head)
             for c in pod["containers"]:
                 _container(console, c)
 
-    return Drawing(draw)
+    return Drawing(draw, plain=True)  # Styled lines only
 
 
 def _container(console, c: dict) -> None:
-    from rich.text import Text
-
+    # Continuation lines of a long value are indented past the container name.
     for key, value in c["env"].items():
-        line = Text(safe_line(f"  {c['name']}: {key}={value}"), style="cyan")
-        line.append(safe_line(f"   from {', '.join(c['sources'].get(key, []))}"), style="dim")
-        console.print(line)
+        line = Styled().append(safe_line(f"  {c['name']}: {key}={value}"), "cyan")
+        line.append(safe_line(f"   from {', '.join(c['sources'].get(key, []))}"), "dim")
+        print_fitted(console, line, rest="      ")
     for e in c["errors"]:
-        console.print(Text(safe_line(f"  {c['name']}: {e['code']} {e['message']}"), style="red"))
+        print_fitted(console, Styled().append(safe_line(f"  {c['name']}: {e['code']} {e['message']}"), "red"),
+                     rest="      ")
 
 
 def report_metadata(result, view) -> Drawing:

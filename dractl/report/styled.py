@@ -146,7 +146,11 @@ def wrap(line: Styled, width: int, first: str = "", rest: str = CONTINUATION) ->
         while j < n and (plain[j] == " ") == is_space:
             j += 1
         if is_space:
-            pending = (i, j)
+            if i == 0:  # the line's own indentation stays
+                out[-1].append((0, j))
+                used += j
+            else:
+                pending = (i, j)
             i = j
             continue
         word_cells = sum(size(c) for c in plain[i:j])

@@ -80,6 +80,7 @@ COMMANDS = [
     ["allocate", "-i", "builtin:nvidia-mig", "examples/mig.yaml"],
     ["allocate", "-i", "builtin:example-gpu", "examples/broken.yaml"],
     ["validate", "examples/broken.yaml"],
+    ["env", "-i", "builtin:example-gpu", "examples/gpu-pod.yaml"],
 ]
 
 
@@ -125,3 +126,10 @@ def test_wide_terminal_keeps_lines_that_fit_on_one_line():
     _, shown = on_terminal(["validate", "examples/broken.yaml"], 160)
     assert ("examples/broken.yaml:22:9  DRA1009  error    spec.devices.requests[0].exactly.count: "
             "Invalid value: -1: must be greater than zero  (ResourceClaim broken-claim)") in shown.split("\n")
+
+
+def test_env_values_continue_indented():
+    _, shown = on_terminal(["env", "-i", "builtin:example-gpu", "examples/gpu-pod.yaml"], 80)
+    lines = shown.split("\n")
+    first = lines.index("  server: GPU_UUID=gpu-18db0e85-99e9-c746-8531-ffeb86328b39   from")
+    assert lines[first + 1] == "      gpu.example.com/dra-example-driver-cluster-worker/gpu-0"

@@ -61,3 +61,9 @@ def test_sarif_help_is_the_explanation():
     entry = rule(doc)["help"]
     assert "validateFullyQualifiedName" in entry["text"] and "--ignore DRA1022" in entry["text"]
     assert entry["markdown"].startswith("## DRA1022: ") and "```yaml" in entry["markdown"]
+
+
+def test_code_index_is_current():
+    from dractl.report.code_index import ALL_CODES
+
+    assert list(ALL_CODES) == [d.code for d in DOCS], "regenerate dractl/report/code_index.py (see its docstring)"
