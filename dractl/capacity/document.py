@@ -96,10 +96,23 @@ def device_state(pool_entry: dict, device: Device, use: DeviceUse | None) -> tup
     """(free|allocated|unavailable, the `unavailable` entry that explains it)."""
     if use is not None and use.in_use:
         return ALLOCATED, None
-    for entry in pool_entry.get("unavailable") or ():
-        if entry["device"] == device.name:
-            return UNAVAILABLE, entry
-    return FREE, None
+    why = _unavailable_index(pool_entry).get(device.name)
+    return (UNAVAILABLE, why) if why is not None else (FREE, None)
+
+
+_INDEXES: dict[int, tuple[dict, dict]] = {}
+
+
+def _unavailable_index(pool_entry: dict) -> dict:
+    """device name -> its `unavailable` entry, built once per pool status (node views, the device
+    map and the summary each ask for every device: a scan per device was quadratic)."""
+    found = _INDEXES.get(id(pool_entry))
+    if found is None or found[0] is not pool_entry:
+        found = (pool_entry, {e["device"]: e for e in pool_entry.get("unavailable") or ()})
+        if len(_INDEXES) > 10_000:
+            _INDEXES.clear()
+        _INDEXES[id(pool_entry)] = found
+    return found[1]
 
 
 def node_views(state: CapacityState) -> list[dict]:
