@@ -23,6 +23,7 @@ from fractions import Fraction
 
 from dractl.api.quantity import BINARY_SI, DECIMAL_SI, Quantity, QuantityError
 from dractl.api.versions import version_tuple
+from dractl.models import model_of
 from dractl.simulate import reasons as R
 from dractl.simulate.framework import Code, Plugin, Status, unresolvable, unschedulable
 from dractl.simulate.resources import insufficient, pod_requests
@@ -97,15 +98,14 @@ def device_node_resources(device: dict, new_shape: bool) -> tuple[NodeResource, 
 
 
 def slice_node_resources(docs, version: str) -> dict:
-    """(driver, pool, device) -> its NodeResource entries, from the input's ResourceSlices."""
-    from dractl.api.convert import to_v1
-
+    """(driver, pool, device) -> its NodeResource entries, from the input's ResourceSlices (in
+    v1 shape, as the models stage converted them: each object is converted once per run)."""
     new_shape = uses_137_shape(version)
     out: dict = {}
     for doc in docs:
         if doc.kind != "ResourceSlice" or doc.group != "resource.k8s.io":
             continue
-        spec = to_v1(doc.data).get("spec") or {}
+        spec = model_of(doc).v1.get("spec") or {}
         pool = (spec.get("pool") or {}).get("name")
         for device in spec.get("devices") or []:
             if isinstance(device, dict):
