@@ -21,15 +21,23 @@ _DERIVED_ORDER = ("name", "expression")
 _TOLERATION_ORDER = ("key", "operator", "value", "effect", "tolerationSeconds")
 
 
-def default_allocation(request: dict) -> None:
-    """In place, on an exact request or a subrequest: allocationMode ExactCount, and count 1
-    for ExactCount when unset or zero."""
-    mode = request.get("allocationMode")
+def allocation_defaults(mode: Any, count: Any) -> tuple[Any, Any]:
+    """The API server's defaults of an exact request's or subrequest's allocationMode and
+    count: mode ExactCount when unset or empty, count 1 for ExactCount when unset or zero.
+    Values of another type are returned as they are (validation reports them)."""
     if mode in (None, ""):
-        request["allocationMode"] = mode = EXACT_COUNT
-    if mode == EXACT_COUNT and request.get("count") in (None, 0) and \
-            not isinstance(request.get("count"), bool):
-        request["count"] = 1
+        mode = EXACT_COUNT
+    if mode == EXACT_COUNT and count in (None, 0) and not isinstance(count, bool):
+        count = 1
+    return mode, count
+
+
+def default_allocation(request: dict) -> None:
+    """In place, on an exact request or a subrequest: allocation_defaults()."""
+    mode, count = allocation_defaults(request.get("allocationMode"), request.get("count"))
+    request["allocationMode"] = mode
+    if count is not None:
+        request["count"] = count
 
 
 def default_tolerations(tolerations: Any) -> None:

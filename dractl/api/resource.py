@@ -17,11 +17,12 @@ from types import MappingProxyType
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dractl.api.defaults import EXACT_COUNT, allocation_defaults
 from dractl.api.quantity import Quantity, QuantityError
 from dractl.api.record import FrozenRecord
 from dractl.api.values import AttributeValue, attribute_from_manifest
 
-ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
+ALLOCATION_MODE_EXACT_COUNT = EXACT_COUNT
 ALLOCATION_MODE_ALL = "All"
 
 TAINT_EFFECT_NO_SCHEDULE = "NoSchedule"
@@ -533,12 +534,11 @@ def _derived_attributes(m: Mapping[str, Any]) -> tuple[DeviceDerivedAttribute, .
 
 
 def _mode_and_count(m: Mapping[str, Any]) -> tuple[str, int]:
-    mode = _str(m.get("allocationMode")) or ALLOCATION_MODE_EXACT_COUNT
+    """allocationMode and count, typed (a count of another type reads as unset), with the API
+    server's defaults (dractl.api.defaults, the one implementation)."""
     raw_count = m.get("count")
     count = raw_count if isinstance(raw_count, int) and not isinstance(raw_count, bool) else 0
-    if mode == ALLOCATION_MODE_EXACT_COUNT and count == 0:
-        count = 1
-    return mode, count
+    return allocation_defaults(_str(m.get("allocationMode")), count)
 
 
 class DeviceSubRequest(FrozenRecord):
