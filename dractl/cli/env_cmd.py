@@ -56,8 +56,9 @@ def env(
     """Resolve device attributes into container env after a dry run (dractl's extension
     `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).
 
-    Exit status: 0 every reference resolved, 1 a reference fails (the container would not
-    start) or a pod with references is not scheduled, 2 usage error.
+    Exit status: 0 no error findings and every reference resolved, 1 error findings (as
+    validate and allocate), a reference fails (the container would not start) or a pod with
+    references is not scheduled, 2 usage error. --metadata (a prediction) exits 0.
     """
     from dractl.pipeline import ENV, METADATA, dry_run
 

@@ -75,7 +75,9 @@ class Result:
         if self.command == ALLOCATE:
             return not self.plan.ok() or self.errors() > 0
         if self.command == ENV:
-            return env_failed(self.plan)
+            # Error findings fail env as they fail validate and allocate: the manifests would
+            # be rejected, whatever the references resolved to.
+            return self.errors() > 0 or env_failed(self.plan)
         if self.command == CAPACITY:
             need = (self.capacity or {}).get("fit", {}).get("need")
             return self.errors() > 0 or (need is not None and need.get("nodes") is None)
