@@ -18,10 +18,17 @@ _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _DECIMAL_SUFFIX_BY_EXP = {v: k for k, v in _DECIMAL.items()}
 
+# \Z, not $: Python's $ also matches before a final "\n", and ParseQuantity takes no whitespace.
 _QUANTITY_RE = re.compile(
     r"^(?P<sign>[+-])?(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
-    r"(?:(?P<bin>Ki|Mi|Gi|Ti|Pi|Ei)|[eE](?P<exp>[+-]?[0-9]+)|(?P<dec>[numkMGTPE]?))$"
+    r"(?:(?P<bin>Ki|Mi|Gi|Ti|Pi|Ei)|[eE](?P<exp>[+-]?[0-9]+)|(?P<dec>[numkMGTPE]?))\Z"
 )
+# Go's unicode.IsSpace (what strings.TrimSpace removes); Python's str.strip() also removes
+# U+001C..U+001F, which Go keeps.
+_GO_SPACE = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+             "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_FORMAT_WRONG = ("quantities must match the regular expression "
+                 "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
 
 _NANO = Fraction(1, 10**9)
 # Kubernetes caps exponents it will materialise; anything beyond is out of range for an int64
@@ -67,6 +74,8 @@ class Quantity:
 
     @classmethod
     def parse(cls, text: str) -> "Quantity":
+        """resource.ParseQuantity: the text exactly, no surrounding whitespace (CEL's
+        quantity() and isQuantity() take this)."""
         if isinstance(text, str) and cls is Quantity:
             cached = _PARSED.get(text)
             if cached is None:
@@ -83,12 +92,10 @@ class Quantity:
                 raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
             if isinstance(text, int):
                 return cls(text, DECIMAL_SI)
-            raise QuantityError(f"quantities must match the regular expression "
-                                f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-        m = _QUANTITY_RE.match(text.strip() if text != text.strip() else text)
-        if not m or text != text.strip():
-            raise QuantityError("quantities must match the regular expression "
-                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+            raise QuantityError(_FORMAT_WRONG)
+        m = _QUANTITY_RE.match(text)
+        if not m:
+            raise QuantityError(_FORMAT_WRONG)
         if len(m.group("num")) > 1000:  # beyond any int64 quantity; also Python's int-digit limit
             raise QuantityError("quantity is too large")
         num = Fraction(m.group("num"))
@@ -106,9 +113,30 @@ class Quantity:
         return cls(_round_up_to_nano(value), fmt)
 
     @classmethod
+    def from_manifest(cls, value) -> "Quantity":
+        """A quantity field of a manifest as the API server decodes it (Quantity.UnmarshalJSON
+        and UnmarshalCBOR): leading and trailing whitespace trimmed (strings.TrimSpace), then
+        ParseQuantity. So `value: |` block scalars ("1Gi\\n") are 1Gi, as in the cluster."""
+        if isinstance(value, str) and value:
+            first, last = value[0], value[-1]
+            if first in _GO_SPACE or last in _GO_SPACE:
+                value = value.strip(_GO_SPACE)
+        return cls.parse(value)
+
+    @classmethod
     def is_valid(cls, text: str) -> bool:
+        """ParseQuantity accepts the text."""
         try:
             cls.parse(text)
+            return True
+        except QuantityError:
+            return False
+
+    @classmethod
+    def is_valid_manifest_value(cls, value) -> bool:
+        """The API server decodes the value of a manifest's quantity field (from_manifest)."""
+        try:
+            cls.from_manifest(value)
             return True
         except QuantityError:
             return False

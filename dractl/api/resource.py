@@ -67,7 +67,7 @@ def _opt_bool(raw: Any) -> bool | None:
 
 def _quantity(raw: Any, where: str) -> Quantity:
     try:
-        return Quantity.parse(raw)
+        return Quantity.from_manifest(raw)
     except QuantityError as exc:
         raise ModelError(f"{where}: {exc}") from None
 

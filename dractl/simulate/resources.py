@@ -20,7 +20,7 @@ IMPLICIT_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 
 def _q(value: Any) -> Fraction | None:
     try:
-        return Quantity.parse(value if isinstance(value, str) else value).value
+        return Quantity.from_manifest(value).value
     except (QuantityError, TypeError, ValueError):
         return None
 

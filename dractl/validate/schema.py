@@ -273,7 +273,7 @@ class _Compiler:
             from dractl.api.quantity import Quantity
 
             def quantity(v):
-                if isinstance(v, str) and not Quantity.is_valid(v):
+                if isinstance(v, str) and not Quantity.is_valid_manifest_value(v):
                     return _QUANTITY_MESSAGE
                 return None
             parts.append(quantity)

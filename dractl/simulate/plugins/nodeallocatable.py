@@ -63,7 +63,7 @@ def _quantity(value) -> Fraction | None:
     if value is None:
         return None
     try:
-        return Quantity.parse(value).value
+        return Quantity.from_manifest(value).value
     except (QuantityError, TypeError, ValueError):
         return None
 

@@ -239,6 +239,6 @@ def parsed_quantity(value: Any) -> Quantity | None:
     if value is None or isinstance(value, bool):
         return None
     try:
-        return Quantity.parse(value)
+        return Quantity.from_manifest(value)
     except (QuantityError, ValueError, TypeError, ArithmeticError):
         return None
