@@ -183,7 +183,12 @@ def _all_names(o: Opt) -> list[str]:
 
 
 def render_bash(m: Model) -> str:
-    out = [
+    return "\n".join(_bash_prologue(m) + _bash_candidates(m) + _BASH_MAIN)
+
+
+def _bash_prologue(m: Model) -> list[str]:
+    """Header, the code and inventory word lists, and the two helpers that fill COMPREPLY."""
+    return [
         "# bash completion for dractl                                  -*- shell-script -*-",
         f"# {_HEADER}",
         "# Install: `dractl completion bash > ~/.local/share/bash-completion/completions/dractl`,",
@@ -203,6 +208,12 @@ def render_bash(m: Model) -> str:
         "    COMPREPLY+=( $(compgen -f -- \"$1\") )",
         "}",
         "",
+    ]
+
+
+def _bash_candidates(m: Model) -> list[str]:
+    """_dractl_candidates: one case per command (none yet: the root options and commands)."""
+    out = [
         "# Candidates for the current word; uses cur, prev and cmd of _dractl (dynamic scope).",
         "_dractl_candidates() {",
         "    case \"$cmd\" in",
@@ -215,81 +226,84 @@ def render_bash(m: Model) -> str:
         "            ;;",
     ]
     for c in m.commands:
-        out.append(f"        {c.name})")
-        value_cases = []
-        for o in c.options:
-            if o.flag:
-                continue
-            pattern = "|".join(o.names)
-            if o.choices:
-                action = f"_dractl_words '{' '.join(o.choices)}' \"$cur\"; "
-            elif o.kind == "code":
-                action = "_dractl_words \"$_dractl_codes\" \"$cur\"; "
-            elif o.kind == "inventory":
-                action = "_dractl_words \"$_dractl_inventories\" \"$cur\"; _dractl_files \"$cur\"; "
-            elif o.kind == "file":
-                action = "_dractl_files \"$cur\"; "
-            else:
-                action = ""
-            value_cases.append(f"                {pattern}) {action}return ;;")
-        if value_cases:
-            out.append("            case \"$prev\" in")
-            out.extend(value_cases)
-            out.append("            esac")
-        names = " ".join(n for o in c.options for n in _all_names(o))
-        out.append("            if [[ \"$cur\" == -* ]]; then")
-        out.append(f"                _dractl_words '{names}' \"$cur\"")
-        arg = c.args[0] if c.args else None
-        if arg is not None and arg.choices:
-            out.append("            else")
-            out.append(f"                _dractl_words '{' '.join(arg.choices)}' \"$cur\"")
-        elif arg is not None:
-            out.append("            else")
-            out.append("                _dractl_files \"$cur\"")
-        out.append("            fi")
-        out.append("            ;;")
-    out += [
-        "    esac",
-        "}",
-        "",
-        "_dractl() {",
-        "    # Words from the line itself: bash would split builtin:NAME and --opt=value apart.",
-        "    local line=\"${COMP_LINE:0:COMP_POINT}\"",
-        "    local -a words",
-        "    read -r -a words <<< \"$line\"",
-        "    local cur=\"\"",
-        "    if [[ -n \"$line\" && \"$line\" != *[[:space:]] ]]; then",
-        "        cur=\"${words[${#words[@]}-1]}\"",
-        "        words=( \"${words[@]:0:${#words[@]}-1}\" )",
-        "    fi",
-        "    local prev=\"${words[${#words[@]}-1]}\"",
-        "    if [[ \"$cur\" == --*=* ]]; then",
-        "        prev=\"${cur%%=*}\"",
-        "        cur=\"${cur#*=}\"",
-        "    fi",
-        "    local cmd=\"\" w",
-        "    for w in \"${words[@]:1}\"; do",
-        "        case \"$w\" in",
-        "            -*) ;;",
-        "            *) cmd=\"$w\"; break ;;",
-        "        esac",
-        "    done",
-        "    COMPREPLY=()",
-        "    _dractl_candidates",
-        "    # bash replaces only the part after the last ':' of the word: drop what is already there.",
-        "    if [[ \"$cur\" == *:* && \"$COMP_WORDBREAKS\" == *:* ]]; then",
-        "        local colon_prefix=\"${cur%\"${cur##*:}\"}\" i",
-        "        for i in \"${!COMPREPLY[@]}\"; do",
-        "            COMPREPLY[$i]=\"${COMPREPLY[$i]#\"$colon_prefix\"}\"",
-        "        done",
-        "    fi",
-        "    return 0",
-        "}",
-        "",
-        "complete -F _dractl dractl",
-        "",
-    ]
-    return "\n".join(out)
+        out += _bash_command_case(c)
+    return out + ["    esac", "}", ""]
+
+
+def _bash_value_action(o: Opt) -> str:
+    """What completes the value of option `o` (empty: nothing, bash leaves the word alone)."""
+    if o.choices:
+        return f"_dractl_words '{' '.join(o.choices)}' \"$cur\"; "
+    if o.kind == "code":
+        return "_dractl_words \"$_dractl_codes\" \"$cur\"; "
+    if o.kind == "inventory":
+        return "_dractl_words \"$_dractl_inventories\" \"$cur\"; _dractl_files \"$cur\"; "
+    if o.kind == "file":
+        return "_dractl_files \"$cur\"; "
+    return ""
+
+
+def _bash_command_case(c: Cmd) -> list[str]:
+    """One command's case: the value of the option before the cursor, else option names or
+    the positional argument (its choices, or files)."""
+    out = [f"        {c.name})"]
+    value_cases = [f"                {'|'.join(o.names)}) {_bash_value_action(o)}return ;;"
+                   for o in c.options if not o.flag]
+    if value_cases:
+        out += ["            case \"$prev\" in", *value_cases, "            esac"]
+    names = " ".join(n for o in c.options for n in _all_names(o))
+    out.append("            if [[ \"$cur\" == -* ]]; then")
+    out.append(f"                _dractl_words '{names}' \"$cur\"")
+    arg = c.args[0] if c.args else None
+    if arg is not None and arg.choices:
+        out.append("            else")
+        out.append(f"                _dractl_words '{' '.join(arg.choices)}' \"$cur\"")
+    elif arg is not None:
+        out.append("            else")
+        out.append("                _dractl_files \"$cur\"")
+    return out + ["            fi", "            ;;"]
+
+
+# The entry point: the words from the line itself (bash would split builtin:NAME and
+# --opt=value apart), the command, then the candidates.
+_BASH_MAIN = [
+    "_dractl() {",
+    "    # Words from the line itself: bash would split builtin:NAME and --opt=value apart.",
+    "    local line=\"${COMP_LINE:0:COMP_POINT}\"",
+    "    local -a words",
+    "    read -r -a words <<< \"$line\"",
+    "    local cur=\"\"",
+    "    if [[ -n \"$line\" && \"$line\" != *[[:space:]] ]]; then",
+    "        cur=\"${words[${#words[@]}-1]}\"",
+    "        words=( \"${words[@]:0:${#words[@]}-1}\" )",
+    "    fi",
+    "    local prev=\"${words[${#words[@]}-1]}\"",
+    "    if [[ \"$cur\" == --*=* ]]; then",
+    "        prev=\"${cur%%=*}\"",
+    "        cur=\"${cur#*=}\"",
+    "    fi",
+    "    local cmd=\"\" w",
+    "    for w in \"${words[@]:1}\"; do",
+    "        case \"$w\" in",
+    "            -*) ;;",
+    "            *) cmd=\"$w\"; break ;;",
+    "        esac",
+    "    done",
+    "    COMPREPLY=()",
+    "    _dractl_candidates",
+    "    # bash replaces only the part after the last ':' of the word: drop what is already there.",
+    "    if [[ \"$cur\" == *:* && \"$COMP_WORDBREAKS\" == *:* ]]; then",
+    "        local colon_prefix=\"${cur%\"${cur##*:}\"}\" i",
+    "        for i in \"${!COMPREPLY[@]}\"; do",
+    "            COMPREPLY[$i]=\"${COMPREPLY[$i]#\"$colon_prefix\"}\"",
+    "        done",
+    "    fi",
+    "    return 0",
+    "}",
+    "",
+    "complete -F _dractl dractl",
+    "",
+]
 
 
 # -- zsh ---------------------------------------------------------------------------------------
@@ -339,6 +353,11 @@ def _zsh_spec(o: Opt, root: bool = False) -> list[str]:
 
 
 def render_zsh(m: Model) -> str:
+    return "\n".join(_zsh_value_functions(m) + _zsh_main(m) + _ZSH_EPILOGUE)
+
+
+def _zsh_value_functions(m: Model) -> list[str]:
+    """Header, and the functions that offer finding codes and inventories (with descriptions)."""
     out = [
         "#compdef dractl",
         f"# zsh completion for dractl. {_HEADER}",
@@ -348,9 +367,7 @@ def render_zsh(m: Model) -> str:
         "_dractl_codes() {",
         "  local -a codes",
         "  codes=(",
-    ]
-    out += [f"    {_zitem(c, d)}" for c, d in m.codes]
-    out += [
+        *[f"    {_zitem(c, d)}" for c, d in m.codes],
         "  )",
         "  _describe -t codes 'finding code' codes",
         "}",
@@ -358,32 +375,31 @@ def render_zsh(m: Model) -> str:
         "_dractl_inventory() {",
         "  local -a builtins",
         "  builtins=(",
-    ]
-    out += [f"    {_zitem(n, d)}" for n, d in m.inventories]
-    out += [
+        *[f"    {_zitem(n, d)}" for n, d in m.inventories],
         "  )",
         "  _describe -t builtins 'built-in inventory' builtins",
         "  _files",
         "}",
         "",
+    ]
+    return out
+
+
+def _zsh_main(m: Model) -> list[str]:
+    """_dractl: the root options and the command, then each command's own _arguments."""
+    out = [
         "_dractl() {",
         "  local curcontext=\"$curcontext\" state line ret=1",
         "  typeset -A opt_args",
         "  _arguments -C \\",
-    ]
-    for o in m.root_options:
-        for spec in _zsh_spec(o, root=True):
-            out.append(f"    {spec} \\")
-    out += [
+        *[f"    {spec} \\" for o in m.root_options for spec in _zsh_spec(o, root=True)],
         "    '1: :->command' \\",
         "    '*:: :->args' && ret=0",
         "  case $state in",
         "    command)",
         "      local -a commands",
         "      commands=(",
-    ]
-    out += [f"        {_zitem(c.name, c.help)}" for c in m.commands]
-    out += [
+        *[f"        {_zitem(c.name, c.help)}" for c in m.commands],
         "      )",
         "      _describe -t commands 'dractl command' commands && ret=0",
         "      ;;",
@@ -392,35 +408,29 @@ def render_zsh(m: Model) -> str:
         "      case $line[1] in",
     ]
     for c in m.commands:
-        out.append(f"        {c.name})")
-        out.append("          _arguments -s \\")
-        for o in c.options:
-            for spec in _zsh_spec(o):
-                out.append(f"            {spec} \\")
-        for a in c.args:
-            if a.choices:
-                action = f"({' '.join(a.choices)})"
-            else:
-                action = "_files"
-            star = "*" if a.repeatable else "1"
-            out.append(f"            '{star}:{_zq(a.help.rstrip('.').lower() or 'argument')}:{action}' \\")
-        out[-1] = out[-1][:-2] + " && ret=0"
-        out.append("          ;;")
-    out += [
-        "      esac",
-        "      ;;",
-        "  esac",
-        "  return ret",
-        "}",
-        "",
-        "if [[ \"${funcstack[1]}\" == _dractl ]]; then",
-        "  _dractl \"$@\"",
-        "else",
-        "  compdef _dractl dractl",
-        "fi",
-        "",
-    ]
-    return "\n".join(out)
+        out += _zsh_command_case(c)
+    return out + ["      esac", "      ;;", "  esac", "  return ret", "}", ""]
+
+
+def _zsh_command_case(c: Cmd) -> list[str]:
+    out = [f"        {c.name})", "          _arguments -s \\"]
+    out += [f"            {spec} \\" for o in c.options for spec in _zsh_spec(o)]
+    for a in c.args:
+        action = f"({' '.join(a.choices)})" if a.choices else "_files"
+        star = "*" if a.repeatable else "1"
+        out.append(f"            '{star}:{_zq(a.help.rstrip('.').lower() or 'argument')}:{action}' \\")
+    out[-1] = out[-1][:-2] + " && ret=0"
+    return out + ["          ;;"]
+
+
+_ZSH_EPILOGUE = [
+    "if [[ \"${funcstack[1]}\" == _dractl ]]; then",
+    "  _dractl \"$@\"",
+    "else",
+    "  compdef _dractl dractl",
+    "fi",
+    "",
+]
 
 
 # -- fish --------------------------------------------------------------------------------------
