@@ -47,13 +47,106 @@ complete -o default -F %(complete_func)s %(prog_name)s
 """
 
 
-def install_dynamic_scripts() -> None:
-    """Make Typer's --install-completion / --show-completion (and its bash completion class)
-    use BASH_DYNAMIC_SCRIPT."""
-    from typer import _completion_classes, _completion_shared
+# zsh and fish: dractl prints one candidate a line, "value<TAB>description" (Typer's own classes
+# print zsh code that the script evals, and wrap descriptions at 80 columns, which fish read as
+# extra candidates). The scripts add the candidates; where dractl has none (paths, file options,
+# `./inventory.yaml`) they complete file names, as bash's `complete -o default` does. A
+# `--option=value` word completes its value after the '='. One dractl process per TAB (Typer's
+# fish script started two).
+ZSH_DYNAMIC_SCRIPT = r"""
+#compdef %(prog_name)s
 
-    _completion_shared._completion_scripts["bash"] = BASH_DYNAMIC_SCRIPT
+%(complete_func)s() {
+  local -a lines described
+  local line value
+  [[ "$PREFIX" == --*=* ]] && compset -P '*='
+  lines=( "${(@f)$(env _TYPER_COMPLETE_ARGS="${(j: :)${(@q)${(@Q)words[1,CURRENT]}}}" \
+                   %(autocomplete_var)s=complete_zsh %(prog_name)s 2>/dev/null)}" )
+  for line in "${lines[@]}"; do
+    [[ -z "$line" ]] && continue
+    value="${line%%%%$'\t'*}"
+    if [[ "$line" == *$'\t'* ]]; then
+      described+=( "${value//:/\\:}:${line#*$'\t'}" )
+    else
+      described+=( "${value//:/\\:}" )
+    fi
+  done
+  if (( ${#described} )); then
+    _describe -t values 'value' described
+  else
+    _files
+  fi
+}
+
+# Autoloaded from fpath by compinit (what --install-completion sets up), the file is the body of
+# _%(prog_name)s: complete now. Sourced: register the function.
+if [[ "${funcstack[1]}" == _%(prog_name)s ]]; then
+  %(complete_func)s "$@"
+else
+  compdef %(complete_func)s %(prog_name)s
+fi
+"""
+
+FISH_DYNAMIC_SCRIPT = r"""
+function %(complete_func)s
+    set -l token (commandline -ct)
+    set -l prefix ''
+    if string match -qr -- '^--[^=]+=' "$token"
+        set prefix (string replace -r -- '=.*' '=' "$token")
+    end
+    set -l found (env %(autocomplete_var)s=complete_fish _TYPER_COMPLETE_ARGS=(commandline -cp) %(prog_name)s 2>/dev/null | string match -rv '^$')
+    if test (count $found) -eq 0
+        set found (__fish_complete_path (string replace -r -- '^--[^=]+=' '' "$token"))
+    end
+    printf '%%s\n' $prefix$found
+end
+
+complete --command %(prog_name)s --no-files --arguments '(%(complete_func)s)'
+"""
+
+
+def candidate_lines(items) -> list[str]:
+    """"value<TAB>description" per completion item, descriptions on one line. Items that only
+    ask the shell for file names (Click's file and dir types) are left to the script."""
+    out = []
+    for item in items:
+        if getattr(item, "type", "plain") in ("file", "dir") or "\n" in item.value:
+            continue
+        help_text = " ".join((item.help or "").split())
+        out.append(f"{item.value}\t{help_text}" if help_text else item.value)
+    return out
+
+
+def _line_class(base, script: str):
+    class LineComplete(base):
+        source_template = script
+
+        def complete(self) -> str:
+            args, incomplete = self.get_completion_args()
+            return "\n".join(candidate_lines(self.get_completions(args, incomplete)))
+
+    LineComplete.__name__ = f"Dractl{base.__name__}"
+    return LineComplete
+
+
+def install_dynamic_scripts() -> None:
+    """Make Typer's --install-completion / --show-completion and its completion classes use
+    dractl's scripts: BASH_DYNAMIC_SCRIPT, ZSH_DYNAMIC_SCRIPT, FISH_DYNAMIC_SCRIPT."""
+    from typer import _completion_classes, _completion_shared
+    from typer._click.shell_completion import add_completion_class
+
+    _completion_shared._completion_scripts.update(
+        bash=BASH_DYNAMIC_SCRIPT, zsh=ZSH_DYNAMIC_SCRIPT, fish=FISH_DYNAMIC_SCRIPT)
     _completion_classes.BashComplete.source_template = BASH_DYNAMIC_SCRIPT
+    for shell, name, script in (("zsh", "ZshComplete", ZSH_DYNAMIC_SCRIPT),
+                                ("fish", "FishComplete", FISH_DYNAMIC_SCRIPT)):
+        current = getattr(_completion_classes, name)
+        if getattr(current, "source_template", None) != script:
+            current = _line_class(current, script)
+            # completion_init() registers the module's classes (it runs when the app is built).
+            setattr(_completion_classes, name, current)
+        add_completion_class(current, shell)
+
 
 def complete_codes(incomplete: str) -> list[tuple[str, str]]:
     from dractl.cli.common import all_codes
