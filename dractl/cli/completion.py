@@ -5,7 +5,10 @@ The static scripts (`completions/`, `dractl completion SHELL`) complete commands
 choices (`-o`, `--kube-version`, ...), built-in inventory names for `--inventory`, finding codes
 for `--ignore` and file names for paths, without starting Python on every TAB. They are generated
 from the command tree, so a new option shows up after `python scripts/gen_completions.py`;
-tests/cli/test_completions.py fails while a committed script is stale.
+tests/cli/test_cli_completions.py fails while a committed script is stale.
+
+The dynamic scripts (`dractl --install-completion`, bash, zsh and fish) are dractl's own on
+Typer's mechanism: they ask dractl on every TAB (see BASH_DYNAMIC_SCRIPT and below).
 """
 
 from __future__ import annotations
