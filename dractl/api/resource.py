@@ -541,6 +541,20 @@ def _mode_and_count(m: Mapping[str, Any]) -> tuple[str, int]:
     return allocation_defaults(_str(m.get("allocationMode")), count)
 
 
+def _request_fields(m: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The fields ExactDeviceRequest and DeviceSubRequest share (upstream's two structs repeat
+    them; adminAccess is the exact request's only)."""
+    mode, count = _mode_and_count(m)
+    return {
+        "device_class_name": _str(m.get("deviceClassName")),
+        "selectors": tuple(DeviceSelector.from_dict(s) for s in _list(m.get("selectors"))),
+        "allocation_mode": mode, "count": count,
+        "tolerations": tuple(DeviceToleration.from_dict(t) for t in _list(m.get("tolerations"))),
+        "capacity": _capacity_requirements(m.get("capacity"), where),
+        "derived_attributes": _derived_attributes(m),
+    }
+
+
 class DeviceSubRequest(FrozenRecord):
     __slots__ = ("name", "device_class_name", "selectors", "allocation_mode", "count", "tolerations", "capacity", "admin_access", "derived_attributes")
 
@@ -568,15 +582,7 @@ class DeviceSubRequest(FrozenRecord):
     def from_dict(cls, raw: Any, where: str) -> "DeviceSubRequest":
         m = _map(raw)
         name = _str(m.get("name"))
-        mode, count = _mode_and_count(m)
-        return cls(
-            name=name, device_class_name=_str(m.get("deviceClassName")),
-            selectors=tuple(DeviceSelector.from_dict(s) for s in _list(m.get("selectors"))),
-            allocation_mode=mode, count=count,
-            tolerations=tuple(DeviceToleration.from_dict(t) for t in _list(m.get("tolerations"))),
-            capacity=_capacity_requirements(m.get("capacity"), f"{where}/{name}"),
-            derived_attributes=_derived_attributes(m),
-        )
+        return cls(name=name, **_request_fields(m, f"{where}/{name}"))
 
 
 class ExactDeviceRequest(FrozenRecord):
@@ -602,16 +608,7 @@ class ExactDeviceRequest(FrozenRecord):
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> "ExactDeviceRequest":
         m = _map(raw)
-        mode, count = _mode_and_count(m)
-        return cls(
-            device_class_name=_str(m.get("deviceClassName")),
-            selectors=tuple(DeviceSelector.from_dict(s) for s in _list(m.get("selectors"))),
-            allocation_mode=mode, count=count,
-            admin_access=_opt_bool(m.get("adminAccess")),
-            tolerations=tuple(DeviceToleration.from_dict(t) for t in _list(m.get("tolerations"))),
-            capacity=_capacity_requirements(m.get("capacity"), where),
-            derived_attributes=_derived_attributes(m),
-        )
+        return cls(admin_access=_opt_bool(m.get("adminAccess")), **_request_fields(m, where))
 
 
 class DeviceRequest(FrozenRecord):
