@@ -33,6 +33,7 @@ def env(
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
+    min_compat: Optional[str] = common.MIN_COMPAT_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
     skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
@@ -68,7 +69,7 @@ def env(
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
                         jobs=jobs, select=select, skip_kinds=skip_kinds,
-                        reject_kinds=reject_kinds)
+                        reject_kinds=reject_kinds, min_compat=min_compat)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=NodeOrder.first, timeout=timeout,
