@@ -86,6 +86,7 @@ _dractl_candidates() {
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
                 -o|--output) _dractl_words 'text json' "$cur"; return ;;
+                --metadata-versions) return ;;
                 --node) return ;;
                 --timeout) return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
@@ -104,7 +105,7 @@ _dractl_candidates() {
                 --deadline) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --lenient --metadata --node --timeout --kube-version --feature-gates --min-compatibility-version --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --golden-allow-outside --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color --deadline -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --lenient --metadata --metadata-versions --node --timeout --kube-version --feature-gates --min-compatibility-version --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --golden-allow-outside --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color --deadline -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi

@@ -330,6 +330,7 @@ complete -c dractl -n '__fish_seen_subcommand_from env' -s i -l inventory -r -F 
 complete -c dractl -n '__fish_seen_subcommand_from env' -s o -l output -x -a 'text json' -d 'Output format: text or json.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l lenient -d 'Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l metadata -d 'Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).'
+complete -c dractl -n '__fish_seen_subcommand_from env' -l metadata-versions -x -d 'With --metadata: the metadata API versions the driver writes, in its order (comma-separated, e.g. v1beta1,v1alpha1).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l node -x -d 'Place everything on this node only.'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l timeout -x -d 'Seconds the allocator may search per pod and node (kube-scheduler\'s filterTimeout).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l kube-version -x -a '1.34 1.35 1.36 1.37 1.38' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).'

@@ -362,6 +362,7 @@ _dractl() {
             '(-o --output)'{-o,--output}'[Output format: text or json.]:output:(text json)' \
             '--lenient[Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).]' \
             '--metadata[Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).]' \
+            '--metadata-versions[With --metadata: the metadata API versions the driver writes, in its order (comma-separated, e.g. v1beta1,v1alpha1).]:metadata-versions: ' \
             '--node[Place everything on this node only.]:node: ' \
             '--timeout[Seconds the allocator may search per pod and node (kube-scheduler'\''s filterTimeout).]:timeout: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
