@@ -139,7 +139,6 @@ def container_files(result: PodResult, devices: DeviceIndex,
     if result.status != SCHEDULED:
         return out
     spec = result.pod.spec
-    entries = {c.get("name"): c for c in result.pod.pod_claims()}
     by_name = {ref.name: ref.claim for ref in result.claims if ref.claim is not None}
     for section in ("initContainers", "containers"):
         for container in spec.get(section) or []:
@@ -151,19 +150,32 @@ def container_files(result: PodResult, devices: DeviceIndex,
                 if not isinstance(use, dict):
                     continue
                 claim = by_name.get(use.get("name"))
-                entry = entries.get(use.get("name")) or {}
                 if claim is None or claim.allocation is None:
                     continue
-                files.extend(_claim_files(claim, entry, use.get("request"), devices, versions))
+                files.extend(_claim_files(claim, use.get("request"), devices, versions))
             if files:
                 out[str(container.get("name"))] = files
     return out
 
 
-def _claim_files(claim, entry: dict, only_request: str | None, devices: DeviceIndex,
+def pod_claim_name(claim) -> str | None:
+    """The claim's `resource.kubernetes.io/pod-claim-name` annotation, as the helper reads it
+    (`newClaimRef`): the resourceclaim controller sets it on claims it generates from a
+    template; None when absent."""
+    manifest = getattr(claim, "manifest", None)
+    meta = manifest.get("metadata") if isinstance(manifest, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    value = annotations.get(POD_CLAIM_ANNOTATION) if isinstance(annotations, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _claim_files(claim, only_request: str | None, devices: DeviceIndex,
                  versions: tuple[str, ...]) -> list[dict]:
-    from_template = bool(entry.get("resourceClaimTemplateName"))
-    pod_claim = entry.get("name")
+    # As upstream: the annotation, not the pod's entry, decides; a non-empty one selects the
+    # resourceclaimtemplates/<podClaimName>/ path, and a present one is written as podClaimName
+    # (a claim in an inventory dump without it gets the resourceclaims/<claim>/ path).
+    pod_claim = pod_claim_name(claim)
+    from_template = bool(pod_claim)
     # The helper writes one file per request reference (`req` or `req/sub`) and driver; the
     # path has only the top-level request name.
     grouped: dict[tuple[str, str], list] = {}
@@ -179,8 +191,8 @@ def _claim_files(claim, entry: dict, only_request: str | None, devices: DeviceIn
             path = f"{BASE}/resourceclaimtemplates/{pod_claim}/{base}/{driver}-metadata.json"
         else:
             path = f"{BASE}/resourceclaims/{claim.name}/{base}/{driver}-metadata.json"
-        objects = [_device_metadata(version, claim, pod_claim if from_template else None,
-                                    request_ref, results, devices) for version in versions]
+        objects = [_device_metadata(version, claim, pod_claim, request_ref, results, devices)
+                   for version in versions]
         files.append({"path": path, "claim": claim.name, "request": base, "driver": driver,
                       "versions": list(versions), "objects": objects,
                       "content": "".join(encode_object(o) + "\n" for o in objects)})
@@ -205,7 +217,7 @@ def _device_metadata(version: str, claim, pod_claim: str | None, request_ref: st
         "metadata": {"name": claim.name, "namespace": claim.namespace, "uid": claim.uid,
                      "generation": 1},   # the first write; UpdateRequestMetadata increments it
     }
-    if pod_claim:
+    if pod_claim is not None:
         doc["podClaimName"] = pod_claim
     doc["requests"] = [{"name": request_ref, "devices": listed}]
     return doc

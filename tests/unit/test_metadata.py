@@ -151,3 +151,22 @@ def test_parse_versions_refuses_like_the_helper(release, text, message):
     with pytest.raises(MetadataVersionError) as caught:
         parse_versions(text, release)
     assert message in str(caught.value)
+
+
+def test_pod_claim_name_comes_from_the_claim_annotation(tmp_path):
+    # The helper reads resource.kubernetes.io/pod-claim-name from the claim (newClaimRef), not
+    # the pod's entry: a claim that a controller generated earlier (here: an existing claim that
+    # carries the annotation, referenced by name) gets the template path and podClaimName.
+    text = MANIFESTS.replace("metadata: {name: shared, namespace: default}",
+                             "metadata: {name: shared, namespace: default, annotations: "
+                             "{resource.kubernetes.io/pod-claim-name: common}}")
+    f = tmp_path / "m.yaml"
+    f.write_text(text)
+    gates = FeatureGates("1.37")
+    validated = validate_documents(load_paths([str(inventory_path("example-gpu")), str(f)]), gates)
+    plan = simulate(validated.documents, gates, invalid=validated.invalid)
+    (pod,) = plan_files(plan, release="1.37")
+    _, common = pod["containers"]["both"]
+    assert common["path"] == ("/var/run/kubernetes.io/dra-device-attributes/resourceclaimtemplates/common/gpu/"
+                              "gpu.example.com-metadata.json")
+    assert {d["podClaimName"] for d in _stream(common["content"])} == {"common"}
