@@ -33,6 +33,7 @@ _dractl_candidates() {
                 -o|--output) _dractl_words 'text json junit sarif github' "$cur"; return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
+                --min-compatibility-version) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --select) return ;;
                 --skip-kinds) return ;;
@@ -46,7 +47,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --min-compatibility-version --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -63,6 +64,7 @@ _dractl_candidates() {
                 --deadline) return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
+                --min-compatibility-version) return ;;
                 --extension) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --select) return ;;
@@ -75,7 +77,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --min-compatibility-version --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -84,10 +86,12 @@ _dractl_candidates() {
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
                 -o|--output) _dractl_words 'text json' "$cur"; return ;;
+                --metadata-versions) return ;;
                 --node) return ;;
                 --timeout) return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
+                --min-compatibility-version) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --select) return ;;
                 --skip-kinds) return ;;
@@ -101,7 +105,7 @@ _dractl_candidates() {
                 --deadline) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --lenient --metadata --node --timeout --kube-version --feature-gates --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --golden-allow-outside --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color --deadline -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --lenient --metadata --metadata-versions --node --timeout --kube-version --feature-gates --min-compatibility-version --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --golden-allow-outside --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color --deadline -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -134,13 +138,14 @@ _dractl_candidates() {
                 --deadline) return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
+                --min-compatibility-version) return ;;
                 --extension) return ;;
                 --ignore) _dractl_words "$_dractl_codes" "$cur"; return ;;
                 --config) _dractl_files "$cur"; return ;;
                 --max-file-size) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --golden-allow-outside --deadline --update --kube-version --feature-gates --extension --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --golden-allow-outside --deadline --update --kube-version --feature-gates --min-compatibility-version --extension --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi

@@ -293,6 +293,7 @@ _dractl() {
             '(-o --output)'{-o,--output}'[Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json junit sarif github)' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
+            '--min-compatibility-version[Like the components'\'' flag: the oldest control-plane release to stay compatible with (default: the release'\''s previous minor).]:min-compatibility-version: ' \
             '(--strict --no-strict)--strict[Count warnings as errors (default: strict in .dractl.yaml, else no).]' \
             '(--strict --no-strict)--no-strict[Turn off --strict.]' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
@@ -335,6 +336,7 @@ _dractl() {
             '--deadline[Stop the whole run after this many seconds (exit status 2); --timeout bounds each pod on each node, this bounds everything.]:deadline: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
+            '--min-compatibility-version[Like the components'\'' flag: the oldest control-plane release to stay compatible with (default: the release'\''s previous minor).]:min-compatibility-version: ' \
             '*--extension[Switch on one of dractl'\''s own extensions (repeatable; not Kubernetes features): podgroup-constraints (device constraints across a PodGroup'\''s pods, the KEP-5729 review'\''s alternative).]:extension: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
@@ -360,10 +362,12 @@ _dractl() {
             '(-o --output)'{-o,--output}'[Output format: text or json.]:output:(text json)' \
             '--lenient[Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).]' \
             '--metadata[Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).]' \
+            '--metadata-versions[With --metadata: the metadata API versions the driver writes, in its order (comma-separated, e.g. v1beta1,v1alpha1).]:metadata-versions: ' \
             '--node[Place everything on this node only.]:node: ' \
             '--timeout[Seconds the allocator may search per pod and node (kube-scheduler'\''s filterTimeout).]:timeout: ' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
+            '--min-compatibility-version[Like the components'\'' flag: the oldest control-plane release to stay compatible with (default: the release'\''s previous minor).]:min-compatibility-version: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '*--select[Report only these codes or prefixes (comma-separated, repeatable; e.g. DRA1,DRA2003).]:select: ' \
             '*--skip-kinds[Skip documents of these kinds (comma-separated Kind or apiVersion/Kind, repeatable): counted as skipped.]:skip-kinds: ' \
@@ -412,6 +416,7 @@ _dractl() {
             '--update[With --golden: write FILE instead.]' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
+            '--min-compatibility-version[Like the components'\'' flag: the oldest control-plane release to stay compatible with (default: the release'\''s previous minor).]:min-compatibility-version: ' \
             '*--extension[Switch on one of dractl'\''s own extensions (repeatable; not Kubernetes features): podgroup-constraints (device constraints across a PodGroup'\''s pods, the KEP-5729 review'\''s alternative).]:extension: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \

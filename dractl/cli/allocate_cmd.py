@@ -61,6 +61,7 @@ def allocate(
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
+    min_compat: Optional[str] = common.MIN_COMPAT_OPTION,
     extension: Optional[List[str]] = common.EXTENSION_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
@@ -94,7 +95,7 @@ def allocate(
                                feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                                exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
                                jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,
-                               reject_kinds=reject_kinds, extensions=extension)
+                               reject_kinds=reject_kinds, extensions=extension, min_compat=min_compat)
 
     s = settings(kube_version)
     if not paths and not s.inventory:

@@ -45,6 +45,7 @@ def capacity(
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
+    min_compat: Optional[str] = common.MIN_COMPAT_OPTION,
     extension: Optional[List[str]] = common.EXTENSION_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
@@ -72,7 +73,7 @@ def capacity(
     s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         max_file_size=max_file_size,
-                        extensions=extension)
+                        extensions=extension, min_compat=min_compat)
     if not paths and not s.inventory:
         raise common.UsageError("give --inventory and/or manifests (PATH...)")
     dry = dry_run_options(s, node=None, node_order=None, timeout=timeout)

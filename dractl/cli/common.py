@@ -68,26 +68,49 @@ def release_version(text: str, allowed, option: str) -> str:
     return version
 
 
+def min_compatibility_version(text: str | None, release: str) -> str | None:
+    """--min-compatibility-version for one release, checked as component-base checks it: between
+    the kube floor (the release minus three minors, `kubeEffectiveVersionFloors`) and the
+    emulated version, which for dractl is the release itself. None: the components' default,
+    the previous minor (dractl.api.versions resolves it)."""
+    from dractl.api.versions import version_tuple
+
+    if text is None:
+        return None
+    compat = release_version(text, None, "--min-compatibility-version")
+    major, minor = version_tuple(release)
+    floor = f"{major}.{max(minor - 3, 0)}"
+    if not version_tuple(floor) <= version_tuple(compat) <= (major, minor):
+        # component-base's message (effectiveVersion.Validate): the floor prints with its
+        # patch part (WithPatch(0)), the emulated version without.
+        raise UsageError(f"--min-compatibility-version {text}: minCompatibilityVersion version "
+                         f"{compat} is not between [{floor}.0, {release}]")
+    return compat
+
+
 def make_gates(kube_version: str | KubeVersion | None, feature_gates: str | None,
-               config: "Config | None" = None) -> FeatureGates:
+               config: "Config | None" = None, min_compat: str | None = None) -> FeatureGates:
     """Gates of the chosen version: config file gates, then --feature-gates (per gate, the
-    command line wins)."""
+    command line wins). min_compat: --min-compatibility-version as given (gate defaults that
+    depend on it, e.g. DRAFractionalCapacityRange in 1.37, and gate dependencies follow it)."""
     version = kube_version.value if isinstance(kube_version, KubeVersion) else kube_version
     config_gates = ""
     if config is not None:
         version = version or config.kube_version
         config_gates = config.feature_gates_text()
     version = version or DEFAULT_KUBE_VERSION
+    compat = min_compatibility_version(min_compat, version)
     if config_gates:
         try:
-            parse_feature_gates(config_gates, version)
+            parse_feature_gates(config_gates, version, min_compat=compat)
         except GateError as exc:
             raise UsageError(f"{_config_name(config)}: featureGates: {exc}") from None
     try:
-        parse_feature_gates(feature_gates or "", version)
+        parse_feature_gates(feature_gates or "", version, min_compat=compat)
     except GateError as exc:
         raise UsageError(f"--feature-gates: {exc}") from None
-    return parse_feature_gates(",".join(t for t in (config_gates, feature_gates or "") if t), version)
+    return parse_feature_gates(",".join(t for t in (config_gates, feature_gates or "") if t), version,
+                               min_compat=compat)
 
 
 def _config_name(config) -> str:
@@ -142,12 +165,12 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
              force_exclude: bool = False, max_file_size: str = "64Mi",
              jobs: int | None = None, select: list[str] | None = None,
              skip_kinds: list[str] | None = None, reject_kinds: list[str] | None = None,
-             extensions: list[str] | None = None) -> Settings:
+             extensions: list[str] | None = None, min_compat: str | None = None) -> Settings:
     from dractl.config import PathMatcher
     from dractl.load.limits import Limits
 
     config = load_config(config_path, no_config)
-    gates = make_gates(kube_version, feature_gates, config)
+    gates = make_gates(kube_version, feature_gates, config, min_compat)
     gates = _with_extensions(gates, extensions, config)
     if jobs is not None and jobs < 0:
         raise UsageError("--jobs must be 0 (one per CPU) or more")
@@ -323,6 +346,11 @@ KUBE_VERSION_OPTION = typer.Option(None, "--kube-version", help="Kubernetes vers
                                    "take a list, 1.36,1.37,1.38: the upgrade check.")
 FEATURE_GATES_OPTION = typer.Option(None, "--feature-gates", metavar="Name=true,Other=false",
                                     help="Override feature gates like a Kubernetes component.")
+MIN_COMPAT_OPTION = typer.Option(None, "--min-compatibility-version", metavar="VERSION",
+                                 help="Like the components' flag: the oldest control-plane release "
+                                      "to stay compatible with (default: the release's previous "
+                                      "minor). Gate defaults that depend on it follow it, e.g. "
+                                      "DRAFractionalCapacityRange in 1.37 is on only from 1.37.")
 NO_COLOR_OPTION = typer.Option(False, "--no-color", help="Never colour the output (= --color never).")
 
 

@@ -26,13 +26,20 @@ def env(
     metadata: bool = typer.Option(False, "--metadata",
                                   help="Instead of env vars, print the KEP-5304 device metadata "
                                        "files each container would see (path and predicted JSON "
-                                       "content; the real content comes from the driver)."),
+                                       "content; the real content comes from the driver). "
+                                       "Kubernetes 1.36 and later."),
+    metadata_versions: Optional[str] = typer.Option(
+        None, "--metadata-versions", metavar="VERSIONS",
+        help="With --metadata: the metadata API versions the driver writes, in its order "
+             "(comma-separated, e.g. v1beta1,v1alpha1). Default: what the release's drivers "
+             "write (1.37: v1beta1,v1alpha1; 1.36: v1alpha1). 1.37 requires v1beta1."),
     node: Optional[str] = typer.Option(None, "--node", metavar="NODE", help="Place everything on this node only."),
     timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
+    min_compat: Optional[str] = common.MIN_COMPAT_OPTION,
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     select: Optional[List[str]] = common.SELECT_OPTION,
     skip_kinds: Optional[List[str]] = common.SKIP_KINDS_OPTION,
@@ -69,14 +76,32 @@ def env(
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
                         jobs=jobs, select=select, skip_kinds=skip_kinds,
-                        reject_kinds=reject_kinds)
+                        reject_kinds=reject_kinds, min_compat=min_compat)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
+    versions = _metadata_versions(metadata, metadata_versions, s.gates.version)
     dry = dry_run_options(s, node=node, node_order=NodeOrder.first, timeout=timeout,
                           lenient_env=lenient)
     with common.deadline_scope(deadline):
         result = dry_run(paths or [], s.check_options(progress=not quiet), dry,
                          command=METADATA if metadata else ENV)
+        result.metadata_versions = versions
         outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update,
                      no_color=no_color, color=color, exit_zero=exit_zero,
                      golden_allow_outside=golden_allow_outside)
+
+
+def _metadata_versions(metadata: bool, text: str | None, release: str):
+    """The metadata file's versions for --metadata (None without it); the helper's start-up
+    errors, and a release without metadata files, are usage errors."""
+    from dractl.metadata import MetadataVersionError, parse_versions
+
+    if not metadata:
+        if text is not None:
+            raise common.UsageError("--metadata-versions needs --metadata")
+        return None
+    try:
+        return parse_versions(text, release)
+    except MetadataVersionError as exc:
+        option = "--metadata-versions" if text is not None else "--metadata"
+        raise common.UsageError(f"{option}: {exc}") from None

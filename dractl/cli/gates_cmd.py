@@ -29,16 +29,11 @@ def gates(
     output: GatesFormat = OUTPUT_OPTION,
 ) -> None:
     """Print every feature gate dractl knows for a release, with stage, default and lock."""
-    from dractl.api.versions import DEFAULT_KUBE_VERSION, GATE_RELEASES, PREVIEW_VERSIONS, version_tuple
+    from dractl.api.versions import DEFAULT_KUBE_VERSION, GATE_RELEASES, PREVIEW_VERSIONS
     from dractl.report.gates_table import gates_document
     from dractl.report.registry import render
 
     version = common.release_version(kube_version or DEFAULT_KUBE_VERSION, GATE_RELEASES, "--kube-version")
-    compat = None
-    if min_compat is not None:
-        compat = common.release_version(min_compat, None, "--min-compatibility-version")
-        if version_tuple(compat) > version_tuple(version):
-            raise common.UsageError(f"--min-compatibility-version {min_compat} is not between "
-                                    f"[{version}, {version}]: it must be less than or equal to the release")
+    compat = common.min_compatibility_version(min_compat, version)
     document = gates_document(version, compat, preview=version in PREVIEW_VERSIONS)
     sys.stdout.write(render(output.value, _GatesResult(document)))

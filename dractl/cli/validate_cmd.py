@@ -25,6 +25,7 @@ def validate(
     kube_version: Optional[common.KubeVersion] = common.KUBE_VERSION_OPTION,
     upgrade_releases: Optional[str] = common.UPGRADE_RELEASES_OPTION,
     feature_gates: Optional[str] = common.FEATURE_GATES_OPTION,
+    min_compat: Optional[str] = common.MIN_COMPAT_OPTION,
     strict: Optional[bool] = typer.Option(None, "--strict/--no-strict",
                                           help="Count warnings as errors (default: strict in "
                                                ".dractl.yaml, else no)."),
@@ -60,7 +61,8 @@ def validate(
         raise common.UsageError("--update needs --golden FILE")
     def settings(version):
         return common.settings(config_path=config, no_config=no_config, kube_version=version,
-                               feature_gates=feature_gates, ignore=ignore, strict=strict, exclude=exclude,
+                               feature_gates=feature_gates, min_compat=min_compat, ignore=ignore, strict=strict,
+                               exclude=exclude,
                                force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
                                select=select, skip_kinds=skip_kinds, reject_kinds=reject_kinds)
 

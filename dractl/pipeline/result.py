@@ -56,6 +56,7 @@ class Result:
     gates: object = None                  # the FeatureGates of the run
     capacity: dict | None = None          # capacity: the pools/nodes/fit document
     capacity_state: object = None         # capacity: dractl.capacity.document.CapacityState
+    metadata_versions: tuple | None = None  # env --metadata: the stream's versions (None: release default)
 
     @property
     def usage_failed(self) -> bool:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from dractl.report.env_view import env_pods
 from dractl.report.findings_json import dumps
 
@@ -17,16 +15,20 @@ def report(result, view) -> str:
 
 def report_metadata(result, view) -> str:
     """KEP-5304 device metadata files per container, the content as JSON."""
-    from dractl.metadata import plan_files
+    from dractl.metadata import plan_files, release_of
+    from dractl.report.env_text import plan_versions
 
-    doc = {"pods": [{"namespace": p["namespace"], "name": p["name"], "node": p["node"],
+    release = release_of(result)
+    doc = {"kubeVersion": release, "versions": list(plan_versions(result, release)),
+           "pods": [{"namespace": p["namespace"], "name": p["name"], "node": p["node"],
                      "containers": [{"name": c, "files": [_file(f) for f in files]}
                                     for c, files in p["containers"].items()]}
-                    for p in plan_files(result.plan)],
+                    for p in plan_files(result.plan, result.metadata_versions, release)],
            "note": METADATA_NOTE}
     return dumps(doc)
 
 
 def _file(f: dict) -> dict:
+    # content: the file's JSON stream as a list, one DeviceMetadata per version, in file order.
     return {"path": f["path"], "claim": f["claim"], "request": f["request"],
-            "driver": f["driver"], "content": json.loads(f["content"])}
+            "driver": f["driver"], "content": f["objects"]}

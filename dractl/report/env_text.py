@@ -46,17 +46,25 @@ def _container(console, c: dict) -> None:
                      rest="      ")
 
 
+def plan_versions(result, release: str) -> tuple:
+    from dractl.metadata import default_versions
+
+    return result.metadata_versions if result.metadata_versions is not None else default_versions(release)
+
+
 def report_metadata(result, view) -> Drawing:
     """KEP-5304 device metadata files per container (what upstream chose instead of env vars)."""
-    from dractl.metadata import plan_files
+    from dractl.metadata import plan_files, release_of
 
-    pods = plan_files(result.plan)
+    release = release_of(result)
+    pods = plan_files(result.plan, result.metadata_versions, release)
 
     def draw(console) -> None:
         from rich.text import Text
 
-        console.print("device metadata files (KEP-5304; predicted content: the actual content is "
-                      "produced by the DRA driver)")
+        versions = plan_versions(result, release)
+        console.print(f"device metadata files (KEP-5304, Kubernetes {release}: {', '.join(versions)}; "
+                      "predicted content: the actual content is produced by the DRA driver)")
         if not pods:
             console.print("no scheduled pod receives devices")
         for p in pods:
@@ -64,6 +72,8 @@ def report_metadata(result, view) -> Drawing:
             for container, files in p["containers"].items():
                 for f in files:
                     console.print(Text(safe_line(f"  {container}: {f['path']}"), style="cyan"))
-                    console.print(Text(safe_line("    " + f["content"].rstrip("\n")), style="dim"))
+                    # The file's exact bytes (a JSON stream, one object per version), indented.
+                    for line in f["content"].rstrip("\n").split("\n"):
+                        console.print(Text(safe_line("    " + line), style="dim"))
 
     return Drawing(draw)

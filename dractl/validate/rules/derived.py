@@ -18,6 +18,14 @@ neighbouring upstream rules):
 
 Not modelled: the documented claim-wide "shared CEL cost budget" for all derived attributes of a
 claim; its limit is not stated anywhere we could read, and dractl does not invent one.
+
+What the #140029 review threads show of the code (not its messages): `validateDerivedAttribute`
+validates `name` and then `expression` through `validateCELDerivedAttributeExpression` in the
+selector's NewExpressions environment (StoredExpressions, and no re-validation, for an unchanged
+stored claim), and the usage rule looks names up per request reference, `req` or `req/sub`
+(`deviceRequestsInfo.HasDerivedAttribute`). The KEP says the API server validates the CEL syntax;
+whether it also rejects a statically wrong result type (DRA1027's type check here) is
+UNCONFIRMED: a KEP reviewer noted the result type mostly cannot be known at admission.
 """
 
 from __future__ import annotations
