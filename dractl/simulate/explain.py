@@ -1,14 +1,23 @@
 """dractl's own diagnosis of "cannot allocate all claims": the allocator's explanation search on
-a node, rendered as one line per request plus device-level verdicts."""
+a node, rendered as one line per request, the causes under it (which taint and where it comes
+from, which capacity, counter, selector or pool, which claims hold the devices), and
+device-level verdicts.
+
+Lines are plain strings; a line indented by two spaces more than the one before belongs under
+it (the text report draws them as a tree, JSON keeps them as they are)."""
 
 from __future__ import annotations
 
+from dractl.allocator.causes import cel_failure_text, taint_text
 from dractl.allocator.reasons import DESCRIPTIONS
 from dractl.api.resource import ResourceClaim
 
 # Allocator explanations are a second, diagnostic search per failing node; cap the work spent on
 # one unschedulable pod (the rest are summarised by their scheduler reason).
 MAX_EXPLAINED_NODES = 64
+# Distinct causes shown per reason and request (--explain POD lists every device).
+MAX_CAUSES = 4
+MAX_USERS = 3
 
 
 def explain_node(cluster, node, pending_models: list[ResourceClaim], shortcuts=None,
@@ -23,39 +32,143 @@ def explain_node(cluster, node, pending_models: list[ResourceClaim], shortcuts=N
     if hit is not None:
         explanation, refs, devices = hit
         rename = dict(zip(refs, (m.ref for m in pending_models)))
-        return explanation_lines(explanation, pending_models, rename), devices
+        return explanation_lines(explanation, pending_models, rename, cluster), devices
     try:
         explanation = cluster.allocator.explain(node.info, pending_models, timeout=cluster.options.timeout,
                                                 extra_constraints=extra_constraints)
     except Exception as exc:  # noqa: BLE001 - an explanation must never break the run
         return [f"(no explanation: {type(exc).__name__}: {exc})"], []
+    sources = Sources(cluster)
     devices = []
     for req in explanation.requests:
         for verdict in req.devices:
             why = DESCRIPTIONS.get(verdict.reason, verdict.reason) if verdict.reason else "usable"
+            cause = verdict.cause
+            if cause is not None:
+                detail = (cause.text + sources.where(cause) + (sources.users([verdict.device]) if cause.users else ""))
+                if detail:
+                    why += f" ({detail.lstrip('; ')})"
             devices.append(f"request {req.request}: {verdict.device}: {why}")
     if shortcuts is not None:
         shortcuts.remember_explanation(node.name, key, (explanation, tuple(m.ref for m in pending_models),
                                                         devices))
-    return explanation_lines(explanation, pending_models, {}), devices
+    return explanation_lines(explanation, pending_models, {}, cluster), devices
 
 
 def explanation_lines(explanation, pending_models: list[ResourceClaim],
-                      rename: dict[str, str]) -> list[str]:
+                      rename: dict[str, str], cluster=None) -> list[str]:
     classes = _request_classes(pending_models)
+    sources = Sources(cluster)
     lines = []
     for req in explanation.requests:
         claim = rename.get(req.claim, req.claim)
-        rejected = ", ".join(f"{n} {DESCRIPTIONS.get(code, code)}"
-                             for code, n in sorted(req.rejected.items(), key=lambda kv: (-kv[1], kv[0])))
+        ordered = sorted(req.rejected.items(), key=lambda kv: (-kv[1], kv[0]))
+        rejected = ", ".join(f"{n} {DESCRIPTIONS.get(code, code)}" for code, n in ordered)
         cls = classes.get((claim, req.request))
         lines.append(f"claim {claim}, request {req.request}"
                      + (f" (class {cls})" if cls else "")
                      + f": needs {req.needed} device(s), {req.eligible} of {req.considered} usable"
                      + (f"; {rejected}" if rejected else ""))
+        for code, _ in ordered:
+            lines.extend(_cause_lines(req, code, sources))
     if explanation.partial:
         lines.append("(explanation partial: the diagnostic search was cut short)")
     return lines
+
+
+def _cause_lines(req, code: str, sources: "Sources") -> list[str]:
+    """Under a request: per distinct cause of `code`, how many devices and what causes it."""
+    groups: dict = {}
+    for verdict in req.devices:
+        cause = verdict.cause
+        if verdict.reason == code and cause is not None:
+            # Equal causes on different devices differ only in what they point at (`item`).
+            group = groups.setdefault((cause.text, cause.source, cause.fix, cause.users), (cause, []))
+            group[1].append(verdict.device)
+    out = []
+    for cause, devices in list(groups.values())[:MAX_CAUSES]:
+        detail = cause.text + sources.where(cause) + (sources.users(devices) if cause.users else "")
+        detail = detail.lstrip("; ")
+        out.append(f"  {len(devices)} {DESCRIPTIONS.get(code, code)}" + (f": {detail}" if detail else ""))
+        out.extend(f"    {line}" for line in cause.fix)
+    if len(groups) > MAX_CAUSES:
+        out.append(f"  and {len(groups) - MAX_CAUSES} more cause(s) of \"{DESCRIPTIONS.get(code, code)}\"; "
+                   "--explain POD lists every device")
+    return out
+
+
+class Sources:
+    """Where the objects that causes name are in the input (file:line), and which claims hold a
+    device; both looked up only when an explanation is rendered."""
+
+    def __init__(self, cluster) -> None:
+        self.cluster = cluster
+
+    def where(self, cause) -> str:
+        if cause.source is None:
+            return ""
+        kind, name = cause.source
+        doc = self.cluster.source_docs.get((kind, name)) if self.cluster is not None else None
+        location = f" at {doc.file}:{_line_of(doc, cause.item)}" if doc is not None and doc.file else ""
+        return f" from {kind} {name}{location}"
+
+    def users(self, devices: list[str]) -> str:
+        if self.cluster is None:
+            return ""
+        holders = device_holders(self.cluster)
+        names = sorted({ref for d in devices for ref in holders.get(d, ())})
+        if not names:
+            return ""
+        shown = ", ".join(names[:MAX_USERS]) + (f" and {len(names) - MAX_USERS} more" if len(names) > MAX_USERS else "")
+        return f"; held by claim{'s' if len(names) > 1 else ''} {shown}"
+
+
+def device_holders(cluster) -> dict[str, tuple[str, ...]]:
+    """driver/pool/device -> refs of the allocated claims that hold it (admin access does not
+    hold a device), rebuilt when the allocated state changed."""
+    version = cluster.allocator.inventory.version
+    cached = cluster.device_holders
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    found: dict[str, list[str]] = {}
+    for claim in cluster.claims.values():
+        if claim.allocation is None:
+            continue
+        for r in claim.allocation.devices:
+            if not r.admin_access:
+                refs = found.setdefault(f"{r.driver}/{r.pool}/{r.device}", [])
+                if claim.ref not in refs:
+                    refs.append(claim.ref)
+    holders = {d: tuple(sorted(refs)) for d, refs in found.items()}
+    cluster.device_holders = (version, holders)
+    return holders
+
+
+def _line_of(doc, item: tuple) -> int:
+    """The line of a device's taint inside a slice document, else of the object."""
+    if item and item[0] == "taint":
+        _, device_name, taint = item
+        spec = doc.data.get("spec") if isinstance(doc.data.get("spec"), dict) else {}
+        for i, raw in enumerate(spec.get("devices") or []):
+            if not isinstance(raw, dict) or raw.get("name") != device_name:
+                continue
+            prefix = ("spec", "devices", i) + (("basic",) if isinstance(raw.get("basic"), dict) else ())
+            holder = raw.get("basic") if isinstance(raw.get("basic"), dict) else raw
+            for j, t in enumerate(holder.get("taints") or []):
+                if isinstance(t, dict) and (t.get("key"), t.get("value") or "", t.get("effect")) == \
+                        (taint.key, taint.value, taint.effect):
+                    return doc.locate(prefix + ("taints", j))[0]
+            return doc.locate(prefix)[0]
+    return doc.locate(())[0]
+
+
+def cel_error_details(outcome) -> tuple[str, ...]:
+    """dractl's detail under an allocator error that is a CEL runtime error: which device, which
+    attribute is absent, what the device publishes instead."""
+    failure = getattr(outcome, "error_cause", None)
+    if failure is None:
+        return ()
+    return (f"dractl: {cel_failure_text(failure)}",)
 
 
 def _request_classes(models: list[ResourceClaim]) -> dict[tuple[str, str], str]:
@@ -67,3 +180,4 @@ def _request_classes(models: list[ResourceClaim]) -> dict[tuple[str, str], str]:
             for sub in req.first_available:
                 out[(m.ref, f"{req.name}/{sub.name}")] = sub.device_class_name
     return out
+

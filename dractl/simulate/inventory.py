@@ -88,8 +88,10 @@ def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:
                                          model.extended_resource_name))
             elif kind == "ResourceSlice" and not bad:
                 found.slices.append(ResourceSlice.from_dict(data))
+                cluster.source_docs.setdefault((kind, doc.name), doc)
             elif kind == "DeviceTaintRule" and not bad:
                 found.rules.append(DeviceTaintRule.from_dict(data))
+                cluster.source_docs.setdefault((kind, doc.name), doc)
             elif kind == "ResourceClaimTemplate":
                 template = ClaimTemplate.from_model(model_of(doc))
                 cluster.templates[(template.namespace, doc.name)] = {
