@@ -160,13 +160,18 @@ def cel_failure_text(failure: CelFailure, with_device: bool = True, with_owner: 
     missing = message[len("no such key: "):].strip() if message.startswith("no such key: ") else None
     if missing is None:
         return text
+    return f"{text}; {absent_key_text(missing, dev, 'this device')}"
+
+
+def absent_key_text(missing: str, dev, device_text: str) -> str:
+    """`K is absent from <device>, which publishes attributes ...; did you mean X?`"""
     names = published_attributes(dev)
-    hint = closest_match(missing, [n.rpartition("/")[2] for n in names] + names
-                         + [n.rpartition("/")[0] for n in names] + list(dev.capacities))
+    hint = closest_match(missing, sorted({n.rpartition("/")[2] for n in names} | set(names)
+                                         | {n.rpartition("/")[0] for n in names} | set(dev.capacities)))
     published = f"attributes {_listed(names)}" if names else "no attributes"
     if dev.capacities:
         published += f", capacities {_listed(sorted(dev.capacities))}"
-    return (f"{text}; {missing} is absent from this device, which publishes {published}"
+    return (f"{missing} is absent from {device_text}, which publishes {published}"
             + (f"; did you mean {hint}?" if hint and hint != missing else ""))
 
 

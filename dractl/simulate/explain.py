@@ -8,7 +8,9 @@ it (the text report draws them as a tree, JSON keeps them as they are)."""
 
 from __future__ import annotations
 
-from dractl.allocator.causes import cel_failure_text, taint_text
+import re
+
+from dractl.allocator.causes import absent_key_text, cel_failure_text
 from dractl.allocator.reasons import DESCRIPTIONS
 from dractl.api.resource import ResourceClaim
 
@@ -162,13 +164,72 @@ def _line_of(doc, item: tuple) -> int:
     return doc.locate(())[0]
 
 
+# How explanation lines name a node's slice; nodes whose explanations differ only in it are
+# reported together, naming every node's slice.
+_SLICE_MENTION = re.compile(r" from ResourceSlice (\S+)(?: at (\S+?):(\d+))?(?=[;,)]|$)")
+MAX_SLICES = 3
+
+
+def group_explanations(per_node: dict[str, list[str]]) -> list[tuple[list[str], list[str]]]:
+    """(lines, node names) per group of nodes that failed the same way, largest group first. Lines
+    that differ only in the node's own ResourceSlice are merged into one naming each slice."""
+    groups: dict[tuple, list[str]] = {}
+    for name, lines in per_node.items():
+        groups.setdefault(tuple(_SLICE_MENTION.sub(" from ResourceSlice", line) for line in lines), []).append(name)
+    out = []
+    for _, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
+        lines = per_node[names[0]]
+        if len(names) > 1:
+            lines = [_merge_slices(i, line, names, per_node) for i, line in enumerate(lines)]
+        out.append((list(lines), names))
+    return out
+
+
+def _merge_slices(index: int, line: str, names: list[str], per_node: dict[str, list[str]]) -> str:
+    if not _SLICE_MENTION.search(line):
+        return line
+    mentions: list[tuple] = []
+    for name in names:
+        for m in _SLICE_MENTION.finditer(per_node[name][index]):
+            if m.groups() not in mentions:
+                mentions.append(m.groups())
+    if len(mentions) < 2:
+        return line
+    parts, last_file = [], None
+    for slice_name, file, lineno in mentions[:MAX_SLICES]:
+        where = "" if file is None else f" at :{lineno}" if file == last_file else f" at {file}:{lineno}"
+        parts.append(slice_name + where)
+        last_file = file
+    more = f" and {len(mentions) - MAX_SLICES} more" if len(mentions) > MAX_SLICES else ""
+    first = _SLICE_MENTION.search(line)
+    return line[:first.start()] + " from ResourceSlices " + ", ".join(parts) + more + \
+        _SLICE_MENTION.sub("", line[first.end():])
+
+
 def cel_error_details(outcome) -> tuple[str, ...]:
     """dractl's detail under an allocator error that is a CEL runtime error: which device, which
     attribute is absent, what the device publishes instead."""
     failure = getattr(outcome, "error_cause", None)
     if failure is None:
         return ()
+    message = str(getattr(failure.error, "message", failure.error))
+    if message.startswith("no such key: "):
+        missing = message[len("no such key: "):].strip()
+        return (f"dractl: {absent_key_text(missing, failure.device, f'device {failure.device.id_str}')}",)
     return (f"dractl: {cel_failure_text(failure)}",)
+
+
+def validation_details(cluster, doc) -> tuple[str, ...]:
+    """dractl's detail under "has validation errors": the codes that left the object out, so that
+    the text output says why (e.g. DRA2030, admin access in a namespace without the label)."""
+    if doc is None:
+        return ()
+    from dractl.findings import CODES
+    codes = getattr(cluster.invalid, "codes", {}).get(id(doc), ())
+    where = f" at {doc.file}:{doc.locate(())[0]}" if doc.file else ""
+    ns = f" (namespace {doc.namespace})" if doc.namespace else ""
+    return tuple(f"dractl: {code} {CODES[code].summary if code in CODES else ''}{ns}; {doc.describe()}{where}"
+                 for code in codes)
 
 
 def _request_classes(models: list[ResourceClaim]) -> dict[tuple[str, str], str]:

@@ -138,7 +138,9 @@ def _add_input_claim(cluster: ClusterState, doc: Document, data: dict, bad: bool
         state.reserved_for = [r for r in status.get("reservedFor") or [] if isinstance(r, dict)]
     if bad:
         state.status = CLAIM_ERROR
-        state.reasons.append(Reason(R.CLAIM_INVALID, "the claim has validation errors; not allocated"))
+        from dractl.simulate.explain import validation_details
+        state.reasons.append(Reason(R.CLAIM_INVALID, "the claim has validation errors; not allocated",
+                                    details=validation_details(cluster, doc)))
     elif model_error:
         state.status = CLAIM_ERROR
         state.reasons.append(Reason(R.MODEL, model_error))

@@ -40,7 +40,9 @@ def allocate_unreferenced(cluster: ClusterState) -> None:
     lines: list[str] = []
     for node in nodes[:MAX_EXPLAINED_NODES]:
         if failures.get(node.name) == _NO_ALLOCATION:
-            lines = [f"on {node.name}: {line}" for line in explain_node(cluster, node, models)[0]]
+            # Cause lines (indented) stay under their request line.
+            lines = [line if line.startswith(" ") else f"on {node.name}: {line}"
+                     for line in explain_node(cluster, node, models)[0]]
             break
     for claim in todo:
         claim.status = UNSATISFIABLE
