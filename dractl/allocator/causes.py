@@ -220,7 +220,20 @@ def _compatibility(search, rd, cand, error) -> Cause | None:
                  f"on counter set {', '.join(sets)} (pool {cand.pool.id_str})")
 
 
+def _allocating(search, rd, cand, error) -> Cause | None:
+    """The other (sub)requests of this attempt that could take the same device."""
+    from dractl.allocator.checks import static_reason
+    rivals = []
+    for entries in search.claim_reqs:
+        for entry in entries:
+            for other in (entry if type(entry) is tuple else (entry,)):
+                if other is not rd and other.result_name not in rivals and static_reason(search, other, cand) is None:
+                    rivals.append(other.result_name)
+    return Cause(f"also wanted by request{'s' if len(rivals) > 1 else ''} {', '.join(rivals)}") if rivals else None
+
+
 _BUILDERS = {
+    R.ALLOCATING: _allocating,
     R.TAINTED: _tainted,
     R.CAPACITY: _capacity,
     R.COUNTERS: _counters,

@@ -135,7 +135,12 @@ class ClaimController:
         if status is not None:
             return self._recorded_claim(pod, status, result)
         if not self.cluster.options.simulate_controllers:
-            raise ClaimProblem(Reason(R.CLAIM_NOT_CREATED, f"pod \"{pod.key}\": ResourceClaim not created yet"))
+            raise ClaimProblem(Reason(R.CLAIM_NOT_CREATED, f"pod \"{pod.key}\": ResourceClaim not created yet",
+                                      details=(f"dractl: pod claim {name} is to be created from "
+                                               f"ResourceClaimTemplate {pod.namespace}/"
+                                               f"{entry.get('resourceClaimTemplateName')}, and "
+                                               "--no-controller-simulation leaves the resourceclaim "
+                                               "controller out",)))
         template = self._template(pod, entry)
         owner = {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
                  "controller": True, "blockOwnerDeletion": True}
