@@ -227,9 +227,14 @@ def validation_details(cluster, doc) -> tuple[str, ...]:
     from dractl.findings import CODES
     codes = getattr(cluster.invalid, "codes", {}).get(id(doc), ())
     where = f" at {doc.file}:{doc.locate(())[0]}" if doc.file else ""
-    ns = f" (namespace {doc.namespace})" if doc.namespace else ""
-    return tuple(f"dractl: {code} {CODES[code].summary if code in CODES else ''}{ns}; {doc.describe()}{where}"
-                 for code in codes)
+    out = []
+    for code in codes:
+        summary = CODES[code].summary if code in CODES else "validation error"
+        text = f"dractl: {doc.describe()}{where}: {code} {summary}"
+        if code == "DRA2030":  # validate/refs.py: the namespace is among the inputs, without the label
+            text += f" (namespace {doc.namespace} does not carry resource.kubernetes.io/admin-access=true)"
+        out.append(text)
+    return tuple(out)
 
 
 def _request_classes(models: list[ResourceClaim]) -> dict[tuple[str, str], str]:

@@ -458,7 +458,93 @@ def code_case_too_many_pods(tmp_path):
     assert_named(out, SR.TOO_MANY_PODS, "Deployment default/huge")
 
 
+def code_case_claim_not_owned(tmp_path):
+    recorded = template_pod()
+    recorded["status"] = {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-abcde"}]}
+    out = run(tmp_path, _basic(claim("p-gpu-abcde")), [template("t"), recorded])
+    assert_named(out, SR.CLAIM_NOT_OWNED, "default/p-gpu-abcde", "Pod default/p")
+
+
+def code_case_gate_disabled(tmp_path):
+    listed = claim("fa", [{"name": "gpu", "firstAvailable": [{"name": "one", "deviceClassName": DRIVER}]}])
+    out = run(tmp_path, _basic(listed), [pod(claims=("fa",))],
+              "--kube-version", "1.34", "--feature-gates", "DRAPrioritizedList=false")
+    assert_named(out, SR.GATE_DISABLED, "default/fa", "request gpu", "DRAPrioritizedList")
+
+
+def code_case_pod_invalid(tmp_path):
+    broken = pod()
+    broken["spec"]["containers"][0]["resources"]["claims"].append({"name": "nope"})
+    out = run(tmp_path, _basic(), [claim("c"), broken])
+    assert_named(out, SR.POD_INVALID, "Pod p", "dractl: Pod default/p at", "DRA1407")
+
+
+def code_case_not_enqueued(tmp_path):
+    lost = template_pod("lost")
+    lost["spec"]["schedulingGroup"] = {"podGroupName": "nowhere"}
+    out = run(tmp_path, _basic(), [template("t"), lost], "--feature-gates", WORKLOAD_GATES)
+    assert_named(out, SR.NOT_ENQUEUED, '"nowhere"')
+
+
+def code_case_gang(tmp_path):
+    group = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "PodGroup",
+             "metadata": {"name": "gang", "namespace": "default"},
+             "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}
+    members = [template_pod(name) for name in ("a", "b")]
+    for member in members:
+        member["spec"]["schedulingGroup"] = {"podGroupName": "gang"}
+    out = run(tmp_path, _basic(), [template("t"), group, *members], "--feature-gates", WORKLOAD_GATES)
+    assert_named(out, SR.GANG, "gang default/gang", "default/b broke it")
+    # The member that broke it says why, naming the claim that holds the one device.
+    assert_named(out, cause_marker(AR.IN_USE), "held by claim default/a-gpu-")
+
+
+def code_case_claim_source(tmp_path):
+    # Validation rejects such a pod (DRA1403) before the dry run: the pod's DRA5017 names it.
+    sourceless = pod()
+    sourceless["spec"]["resourceClaims"] = [{"name": "r0"}]
+    out = run(tmp_path, _basic(), [claim("c"), sourceless])
+    assert_named(out, SR.POD_INVALID, "Pod default/p", "DRA1403")
+
+
+def code_case_unknown_request(tmp_path):
+    # Validation finds it first (DRA1004, a warning for inventory claims) and the claim is left out.
+    out = run(tmp_path, _basic(claim("odd", [{"name": "gpu"}])), [pod(claims=("odd",))])
+    assert_named(out, SR.CLAIM_INVALID, "ResourceClaim default/odd", "DRA1004")
+
+
+def code_case_admin_namespace(tmp_path):
+    # With the Namespace among the inputs, validation (DRA2030) finds it first; the text output
+    # names the code, the claim and the namespace under DRA5016 (not only the JSON findings).
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}
+    admin = claim("adm", [request(adminAccess=True)])
+    out = run(tmp_path, _basic(namespace, admin), [pod(claims=("adm",))], "--quiet")
+    assert_named(out, SR.CLAIM_INVALID, "ResourceClaim default/adm", "DRA2030",
+                 "namespace default does not carry resource.kubernetes.io/admin-access=true")
+
+
+def code_case_model(tmp_path):
+    # Validation rejects an unparsable quantity (DRA0104) before the models are built; the claim
+    # is left out and says so.
+    bad = claim("badq", [request(capacity={"requests": {"cores": "lots"}})])
+    out = run(tmp_path, _basic(bad), [pod(claims=("badq",))])
+    assert_named(out, SR.CLAIM_INVALID, "ResourceClaim default/badq", "DRA0104")
+
+
+WORKLOAD_GATES = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
+
 CODE_CASES = {
+    SR.CLAIM_NOT_OWNED: code_case_claim_not_owned,
+    SR.GATE_DISABLED: code_case_gate_disabled,
+    SR.POD_INVALID: code_case_pod_invalid,
+    SR.NOT_ENQUEUED: code_case_not_enqueued,
+    SR.GANG: code_case_gang,
+    # Codes the validation stage pre-empts on every input: the case shows what the user sees
+    # instead (DRA5016/DRA5017, naming the object and the code that left it out).
+    SR.CLAIM_SOURCE: code_case_claim_source,
+    SR.UNKNOWN_REQUEST: code_case_unknown_request,
+    SR.ADMIN_NAMESPACE: code_case_admin_namespace,
+    SR.MODEL: code_case_model,
     SR.NO_NODE_FITS: code_case_no_node_fits,
     SR.CLAIM_NOT_FOUND: code_case_claim_not_found,
     SR.TEMPLATE_NOT_FOUND: code_case_template_not_found,
@@ -474,6 +560,11 @@ CODE_CASES = {
     SR.TAINTED_CLAIM: code_case_tainted_claim,
     SR.TOO_MANY_PODS: code_case_too_many_pods,
 }
+
+
+def test_every_dry_run_error_code_has_a_case():
+    errors = {code for code, doc in CODES.items() if code.startswith("DRA50") and doc.severity == ERROR}
+    assert errors == set(CODE_CASES)
 
 
 @pytest.mark.parametrize("code", sorted(CODE_CASES))
