@@ -164,23 +164,32 @@ def _line_of(doc, item: tuple) -> int:
     return doc.locate(())[0]
 
 
-# How explanation lines name a node's slice; nodes whose explanations differ only in it are
-# reported together, naming every node's slice.
+# How explanation lines name a node's own objects: its slices, the claims holding its devices.
+# Nodes whose explanations differ only in these are reported together, naming them all.
 _SLICE_MENTION = re.compile(r" from ResourceSlice (\S+)(?: at (\S+?):(\d+))?(?=[;,)]|$)")
+_HOLDERS = re.compile(r"(: |; )held by claims? (.+)$")
 MAX_SLICES = 3
+
+
+def _group_key(line: str) -> str:
+    if "held by claim" not in line and " from ResourceSlice " not in line:
+        return line
+    return _HOLDERS.sub(r"\1held by", _SLICE_MENTION.sub(" from ResourceSlice", line))
 
 
 def group_explanations(per_node: dict[str, list[str]]) -> list[tuple[list[str], list[str]]]:
     """(lines, node names) per group of nodes that failed the same way, largest group first. Lines
-    that differ only in the node's own ResourceSlice are merged into one naming each slice."""
+    that differ only in the node's own slices or in the claims holding its devices are merged
+    into one that names them across the group."""
     groups: dict[tuple, list[str]] = {}
     for name, lines in per_node.items():
-        groups.setdefault(tuple(_SLICE_MENTION.sub(" from ResourceSlice", line) for line in lines), []).append(name)
+        groups.setdefault(tuple(_group_key(line) for line in lines), []).append(name)
     out = []
     for _, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
         lines = per_node[names[0]]
         if len(names) > 1:
-            lines = [_merge_slices(i, line, names, per_node) for i, line in enumerate(lines)]
+            lines = [_merge_holders(i, _merge_slices(i, line, names, per_node), names, per_node)
+                     for i, line in enumerate(lines)]
         out.append((list(lines), names))
     return out
 
@@ -204,6 +213,26 @@ def _merge_slices(index: int, line: str, names: list[str], per_node: dict[str, l
     first = _SLICE_MENTION.search(line)
     return line[:first.start()] + " from ResourceSlices " + ", ".join(parts) + more + \
         _SLICE_MENTION.sub("", line[first.end():])
+
+
+def _merge_holders(index: int, line: str, names: list[str], per_node: dict[str, list[str]]) -> str:
+    """The claims named across the group: the first few, then how many more (counted exactly
+    from the per-node lines, which list at most MAX_USERS each and say how many more)."""
+    if not _HOLDERS.search(line):
+        return line
+    shown: list[str] = []
+    total = 0
+    for name in names:
+        m = _HOLDERS.search(per_node[name][index])
+        if m is None:
+            continue
+        listed, _, more = m.group(2).partition(" and ")
+        refs = listed.split(", ")
+        total += len(refs) + (int(more.split()[0]) if more else 0)
+        shown.extend(r for r in refs if r not in shown and len(shown) < MAX_USERS)
+    rest = total - len(shown)
+    merged = f"held by claim{'s' if total > 1 else ''} {', '.join(shown)}" + (f" and {rest} more" if rest > 0 else "")
+    return _HOLDERS.sub(lambda m: m.group(1) + merged, line)
 
 
 def cel_error_details(outcome) -> tuple[str, ...]:
