@@ -570,3 +570,18 @@ def test_every_dry_run_error_code_has_a_case():
 @pytest.mark.parametrize("code", sorted(CODE_CASES))
 def test_dry_run_code_names_its_cause(code, tmp_path):
     CODE_CASES[code](tmp_path)
+
+
+def test_nodes_differing_only_in_their_own_slice_and_holders_are_one_group(tmp_path):
+    taint = {"key": "example.com/broken", "effect": "NoSchedule"}
+    inventory = [device_class()]
+    for i in range(1, 5):
+        inventory += [node(f"n{i}"), rslice(f"n{i}-devs", [device("d0", taints=[taint]), device("d1")],
+                                            node_name=f"n{i}", pool=f"n{i}"),
+                      allocated(claim(f"holder-{i}"), "d1", pool=f"n{i}")]
+    out = run(tmp_path, inventory, [claim("c"), pod()])
+    assert "4 node(s) (n1, n2, n3 and 1 more):" in out
+    assert_named(out, cause_marker(AR.TAINTED), "from ResourceSlices n1-devs at ", ", n2-devs at :",
+                 "and 1 more")
+    assert_named(out, cause_marker(AR.IN_USE), "held by claims default/holder-1, default/holder-2, "
+                                               "default/holder-3 and 1 more")
