@@ -310,10 +310,11 @@ def _invalid_detail(reason: str, slices) -> tuple[str, tuple | None]:
 
 
 def node_operations_cause(search, dev) -> Cause:
+    """The slice that skips node operations this node does not support."""
     for pool in search.np.pools:
         for sl in pool.slices:
             if sl.name == dev.slice_name and sl.pool.name == dev.pool and sl.driver == dev.driver:
-                return Cause(f"ResourceSlice {sl.name} sets skipNodeOperations {', '.join(sl.skip_node_operations or ())}"
-                             f"; node {search.node.name} does not declare DRAOptionalNodeOperations "
+                skipped = ", ".join(sl.skip_node_operations or ())
+                return Cause(f"ResourceSlice {sl.name} sets skipNodeOperations {skipped}; node {search.node.name} does not declare DRAOptionalNodeOperations "
                              "(or the gate is off)", ("ResourceSlice", sl.name))
     return Cause("its slice sets skipNodeOperations")

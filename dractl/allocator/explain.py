@@ -74,12 +74,12 @@ def _explain_request(search, recorder, rd, claim_ref: str) -> RequestExplanation
         if pool.usable:
             continue
         reason = R.POOL_INCOMPLETE if pool.incomplete else R.POOL_INVALID
-        cause = pool_cause(search, pool)
+        cause = _safe(pool_cause, search, pool)
         for sl in pool.unusable_slices:
             for dev in sl.devices:
                 verdicts.append(DeviceVerdict(dev.id_str, reason, cause))
     for dev in search.np.blocked_node_operations:
-        verdicts.append(DeviceVerdict(dev.id_str, R.NODE_OPERATIONS, node_operations_cause(search, dev)))
+        verdicts.append(DeviceVerdict(dev.id_str, R.NODE_OPERATIONS, _safe(node_operations_cause, search, dev)))
     seen = recorder.seen.get(rd.at, {})
     for cand in search.cands:
         reason, error = _static_reason(search, rd, cand)
@@ -94,6 +94,14 @@ def _explain_request(search, recorder, rd, claim_ref: str) -> RequestExplanation
     eligible = sum(1 for v in verdicts if v.reason is None)
     return RequestExplanation(claim=claim_ref, request=rd.result_name, needed=rd.need, considered=len(verdicts),
                               eligible=eligible, rejected=rejected, devices=tuple(verdicts))
+
+
+def _safe(build, *args):
+    """A cause, or None when building it fails: a missing detail must not lose the explanation."""
+    try:
+        return build(*args)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _static_reason(search, rd, cand) -> tuple[str | None, Exception | None]:
