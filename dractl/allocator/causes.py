@@ -20,7 +20,7 @@ from dractl.api.quantity import Quantity
 from dractl.suggest import closest_match
 
 # Long CEL expressions are cut in explanation lines (the manifest has them whole).
-_MAX_EXPRESSION = 80
+_MAX_EXPRESSION = 120
 _MAX_LISTED = 8
 
 
