@@ -273,12 +273,12 @@ def pool_cause(search, pool) -> Cause:
         same = sorted(s.name for s in all_slices if s.pool.generation == generation)
         return Cause(f"pool {pool.id_str}: {len(same)} of {declared} ResourceSlice(s) of "
                      f"generation {generation} exist ({_listed(same) or 'none'}); the pool is being updated "
-                     "or slices are missing from the inventory")
+                     "or slices are missing from the inventory", item=("pool", pool.driver, pool.name))
     same_gen = [s for s in all_slices if not pool.unusable_slices
                 or s.pool.generation == pool.unusable_slices[0].pool.generation] or list(pool.unusable_slices)
     detail, source = _invalid_detail(pool.invalid_reason, same_gen)
     return Cause(f"pool {pool.id_str}: {pool.invalid_reason}" + (f" ({detail})" if detail else ""),
-                 source)
+                 source, item=("pool", pool.driver, pool.name))
 
 
 def _invalid_detail(reason: str, slices) -> tuple[str, tuple | None]:

@@ -64,6 +64,8 @@ class ClusterState:
         # taint rules, and which claims hold each device (state version, index).
         self.source_docs: dict[tuple[str, str], Any] = {}
         self.device_holders: tuple | None = None
+        # (driver, pool) -> the pool's slices the dry run left out (leftout.slices_by_pool).
+        self.left_out_slices: dict[tuple[str, str], list[str]] = {}
 
     # -- change notification -------------------------------------------------------------------
     def touch(self, node_name: str) -> None:

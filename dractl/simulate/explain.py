@@ -89,7 +89,8 @@ def _cause_lines(req, code: str, sources: "Sources") -> list[str]:
             group[1].append(verdict.device)
     out = []
     for cause, devices in list(groups.values())[:MAX_CAUSES]:
-        detail = cause.text + sources.where(cause) + (sources.users(devices) if cause.users else "")
+        detail = cause.text + sources.where(cause) + (sources.users(devices) if cause.users else "") \
+            + sources.left_out(cause)
         detail = detail.lstrip("; ")
         out.append(f"  {len(devices)} {DESCRIPTIONS.get(code, code)}" + (f": {detail}" if detail else ""))
         out.extend(f"    {line}" for line in cause.fix)
@@ -113,6 +114,14 @@ class Sources:
         doc = self.cluster.source_docs.get((kind, name)) if self.cluster is not None else None
         location = f" at {doc.file}:{_line_of(doc, cause.item)}" if doc is not None and doc.file else ""
         return f" from {kind} {name}{location}"
+
+    def left_out(self, cause) -> str:
+        """For a pool's cause: its slices that the dry run left out (why the pool looks incomplete
+        or lacks a counter set)."""
+        if self.cluster is None or not cause.item or cause.item[0] != "pool":
+            return ""
+        slices = self.cluster.left_out_slices.get(cause.item[1:])
+        return f"; left out of the dry run: {', '.join(slices)}" if slices else ""
 
     def users(self, devices: list[str]) -> str:
         if self.cluster is None:

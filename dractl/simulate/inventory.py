@@ -42,8 +42,9 @@ def build_cluster(documents: Iterable[Document], gates, options, invalid: set[in
     for doc in docs:
         _collect(cluster, found, doc)
     if found.left_out:
-        from dractl.simulate.leftout import left_out_reasons
+        from dractl.simulate.leftout import left_out_reasons, slices_by_pool
         plan.reasons.extend(left_out_reasons(found.left_out, invalid))
+        cluster.left_out_slices = slices_by_pool(found.left_out, invalid)
     # Workloads first: a PodGroup may take its policy from its Workload's template.
     for doc in sorted(found.group_docs, key=lambda d: d.kind != "Workload"):
         cluster.groups.add(doc)

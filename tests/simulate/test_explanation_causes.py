@@ -585,3 +585,14 @@ def test_nodes_differing_only_in_their_own_slice_and_holders_are_one_group(tmp_p
                  "and 1 more")
     assert_named(out, cause_marker(AR.IN_USE), "held by claims default/holder-1, default/holder-2, "
                                                "default/holder-3 and 1 more")
+
+
+def test_a_pool_left_incomplete_by_a_left_out_slice_names_that_slice(tmp_path):
+    counters = rslice("n1-counters", [], node_name=None, count=2,
+                      sharedCounters=[{"name": "gpu-0", "counters": {"mem": {"value": "10Gi"}}}])
+    counters["spec"].update(nodeName="n1", devices=[])     # both fields: invalid (DRA1210), left out
+    parts = rslice("n1-parts", [device("part-0", consumesCounters=[
+        {"counterSet": "gpu-0", "counters": {"mem": {"value": "1Gi"}}}])], count=2)
+    out = run(tmp_path, [node("n1"), device_class(), counters, parts], [claim("c"), pod()])
+    assert_named(out, cause_marker(AR.POOL_INCOMPLETE), "1 of 2 ResourceSlice(s)",
+                 "left out of the dry run: ResourceSlice n1-counters at ", "DRA1210")
