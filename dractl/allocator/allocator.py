@@ -155,7 +155,8 @@ class Allocator:
                                         self.variant)
                 return AllocationOutcome(ALLOCATED, claims, results, steps=search.steps)
         except AllocationError as exc:
-            return AllocationOutcome(ERROR, claims, error=exc.message, timed_out=exc.timed_out, steps=search.steps)
+            return AllocationOutcome(ERROR, claims, error=exc.message, timed_out=exc.timed_out,
+                                     error_cause=exc.cause, steps=search.steps)
         explanation = None
         if explain:
             explanation = self._explain(node_info, node_pools, claims, deadline, extra_constraints)

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from dractl.allocator.errors import AllocationError
 
 _COMPILE = "CEL compile error: "
@@ -32,6 +34,14 @@ def _cel_api():
     return _ERRORS
 
 
+class CelFailure(NamedTuple):
+    """What an explanation of a CEL runtime error needs: whose selector, on which device."""
+    owner: str          # "class <name>" or "claim <ns/name>"
+    index: int          # the selector's position
+    device: object      # the Device it was evaluated on
+    error: Exception    # the CEL runtime error
+
+
 def _prefixed(prefix: str, text: str) -> str:
     return text if text.startswith(prefix) else prefix + text
 
@@ -47,5 +57,6 @@ def selector_error(exc: Exception, owner: str, index: int, device) -> Allocation
         return AllocationError(f"{owner}: selector #{index}: {_prefixed(_COMPILE, fmt_compile(exc))}")
     if isinstance(exc, runtime_error):
         return AllocationError(f"{owner}: selector #{index} on device {device.id_str}: "
-                               f"{_prefixed(_RUNTIME, fmt_runtime(exc))}")
+                               f"{_prefixed(_RUNTIME, fmt_runtime(exc))}",
+                               cause=CelFailure(owner, index, device, exc))
     return None

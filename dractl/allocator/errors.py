@@ -8,9 +8,12 @@ INVALID_POOLS_MESSAGE = "invalid resource pools were encountered"
 class AllocationError(Exception):
     """A hard error: upstream returns it from Allocate and the scheduler aborts the attempt."""
 
-    def __init__(self, message: str, *, node_failure: bool = False, timed_out: bool = False):
+    def __init__(self, message: str, *, node_failure: bool = False, timed_out: bool = False,
+                 cause: object = None):
         super().__init__(message)
         self.message = message
+        # For explanations only (e.g. celglue.CelFailure: the device and the CEL error).
+        self.cause = cause
         # "invalid resource pools were encountered": only this node is unsuitable (§1.8).
         self.node_failure = node_failure
         # The deadline expired (§10.9); the scheduler reports "timed out trying to allocate devices".

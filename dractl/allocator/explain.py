@@ -7,12 +7,17 @@ For every request and subrequest it classifies each device of the node:
 2. for devices without a static reason, the furthest dynamic rejection seen in a second,
    instrumented run of the same search (taken by another request of the pod, capacity or counters
    exhausted by the combination, constraint conflict). Devices with neither count as eligible.
+
+Two refinements are dractl's own: a device in use that fails the class's (or the request's)
+selectors is reported by that selector, so "N already allocated" counts only devices the request
+could have used; and every rejected device carries a `Cause` (causes.py) naming what rejects it.
 """
 
 from __future__ import annotations
 
 from dractl.allocator import reasons as R
-from dractl.allocator.checks import static_reason
+from dractl.allocator.causes import device_cause, node_operations_cause, pool_cause
+from dractl.allocator.checks import DEVICE_CHECKS, class_selectors_match, request_selectors_match
 from dractl.allocator.errors import AllocationError, SearchTimeout
 from dractl.allocator.results import DeviceVerdict, Explanation, RequestExplanation
 
@@ -69,17 +74,19 @@ def _explain_request(search, recorder, rd, claim_ref: str) -> RequestExplanation
         if pool.usable:
             continue
         reason = R.POOL_INCOMPLETE if pool.incomplete else R.POOL_INVALID
+        cause = _safe(pool_cause, search, pool)
         for sl in pool.unusable_slices:
             for dev in sl.devices:
-                verdicts.append(DeviceVerdict(dev.id_str, reason))
+                verdicts.append(DeviceVerdict(dev.id_str, reason, cause))
     for dev in search.np.blocked_node_operations:
-        verdicts.append(DeviceVerdict(dev.id_str, R.NODE_OPERATIONS))
+        verdicts.append(DeviceVerdict(dev.id_str, R.NODE_OPERATIONS, _safe(node_operations_cause, search, dev)))
     seen = recorder.seen.get(rd.at, {})
     for cand in search.cands:
-        reason = static_reason(search, rd, cand)
+        reason, error = _static_reason(search, rd, cand)
         if reason is None:
             reason = seen.get(cand.index)
-        verdicts.append(DeviceVerdict(cand.device.id_str, reason))
+        cause = device_cause(search, rd, cand, reason, error) if reason is not None else None
+        verdicts.append(DeviceVerdict(cand.device.id_str, reason, cause))
     rejected: dict[str, int] = {}
     for v in verdicts:
         if v.reason is not None:
@@ -87,3 +94,37 @@ def _explain_request(search, recorder, rd, claim_ref: str) -> RequestExplanation
     eligible = sum(1 for v in verdicts if v.reason is None)
     return RequestExplanation(claim=claim_ref, request=rd.result_name, needed=rd.need, considered=len(verdicts),
                               eligible=eligible, rejected=rejected, devices=tuple(verdicts))
+
+
+def _safe(build, *args):
+    """A cause, or None when building it fails: a missing detail must not lose the explanation."""
+    try:
+        return build(*args)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _static_reason(search, rd, cand) -> tuple[str | None, Exception | None]:
+    """checks.static_reason, keeping the error of a check that raised; a device in use that the
+    request's selectors reject is reported by the selector (it was never this request's)."""
+    for check in DEVICE_CHECKS:
+        if check.test is None:
+            continue
+        try:
+            if not check.test(search, rd, cand):
+                if check.reason == R.IN_USE:
+                    return _in_use_reason(search, rd, cand), None
+                return check.reason, None
+        except Exception as exc:  # noqa: BLE001 - an explanation reports any evaluation failure as such
+            return check.error_reason or check.reason, exc
+    return None, None
+
+
+def _in_use_reason(search, rd, cand) -> str:
+    for reason, test in ((R.CLASS_SELECTOR, class_selectors_match), (R.REQUEST_SELECTOR, request_selectors_match)):
+        try:
+            if not test(search, rd, cand):
+                return reason
+        except Exception:  # noqa: BLE001 - the search never evaluates selectors on devices in use
+            return R.IN_USE
+    return R.IN_USE

@@ -27,6 +27,8 @@ class Inventory:
         self.class_selectors: dict[str, tuple] = {
             name: tuple(sel.cel_expression for sel in c.selectors) for name, c in self.classes.items()}
         rules = list(taint_rules) if features.device_taint_rules else []
+        # For explanations: which rule a device's taint comes from (its taint object is shared).
+        self.taint_rules: tuple[DeviceTaintRule, ...] = tuple(rules)
         self.slices: tuple[ResourceSlice, ...] = tuple(apply_taint_rules(slices, rules))
         self._by_node: dict[str, list[ResourceSlice]] = {}
         self._without_node: list[ResourceSlice] = []
@@ -60,6 +62,10 @@ class Inventory:
         if isinstance(cached, GatherError):
             raise cached
         return cached
+
+    def slices_of_pool(self, pool_id: tuple) -> tuple[ResourceSlice, ...]:
+        """Every slice of the pool in the cluster, any node or generation (for explanations)."""
+        return tuple(self._by_pool.get(pool_id, ()))
 
     def device_class(self, name: str) -> DeviceClass | None:
         return self.classes.get(name)

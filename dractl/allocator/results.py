@@ -18,9 +18,22 @@ ERROR = "error"
 
 
 @dataclass(frozen=True)
+class Cause:
+    """What exactly made a device fail its check, for explanations (dractl's own, built only on
+    the failure path). Devices of one request with equal causes are reported together."""
+
+    text: str                                # e.g. "taint example.com/bad=true:NoSchedule"
+    source: tuple[str, str] | None = None    # (kind, name) of the object it comes from
+    fix: tuple[str, ...] = ()                # lines the user can paste (a toleration as YAML)
+    users: bool = False                      # name the claims that hold the device
+    item: tuple = ()                         # what to point at inside the source, e.g. a taint
+
+
+@dataclass(frozen=True)
 class DeviceVerdict:
     device: str              # driver/pool/device
     reason: str | None       # a code from dractl.allocator.reasons; None = usable
+    cause: Cause | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,8 @@ class AllocationOutcome:
     # The deadline passed; the scheduler reports "timed out trying to allocate devices".
     timed_out: bool = False
     explanation: Explanation | None = None
+    # For explanations of an error: what the allocator knew when it failed (celglue.CelFailure).
+    error_cause: object = None
     steps: int = 0           # recursion steps of the search (work measure, like upstream's stats)
 
     @property

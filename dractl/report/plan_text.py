@@ -75,21 +75,22 @@ def _pod_tree(p: PodResult, explain: bool) -> StyledTree:
         detail = tree.add(_t("per node:", "bold"))
         for node_name, reason in p.node_failures.items():
             n = detail.add(_t(f"{node_name}: {reason}"))
-            for line in p.node_explanations.get(node_name, []):
-                n.add(_t(line, "dim"))
-            for line in p.node_devices.get(node_name, []):
-                n.add(_t(line, "dim"))
+            _add_details(n, list(p.node_explanations.get(node_name, [])) + list(p.node_devices.get(node_name, [])),
+                         "dim")
     return tree
 
 
-def _add_details(branch: StyledTree, details) -> None:
-    """Detail lines indented by two spaces belong under the previous unindented line."""
-    parent = branch
+def _add_details(branch: StyledTree, details, style: str = "") -> None:
+    """Detail lines as a tree: a line indented by two spaces more than the one before it
+    belongs under it (explanations nest causes under requests, fixes under causes)."""
+    stack: list[tuple[int, StyledTree]] = []
     for line in details:
-        if line.startswith("  ") and parent is not branch:
-            parent.add(_t(line.strip(), "dim"))
-        else:
-            parent = branch.add(_t(line.strip()))
+        indent = len(line) - len(line.lstrip(" "))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1] if stack else branch
+        node = parent.add(_t(line.strip(), "dim" if stack else style))
+        stack.append((indent, node))
 
 
 def print_plan(console: "Console | PlainConsole", plan: Plan, findings: list[Finding], *, explain: str | None = None,

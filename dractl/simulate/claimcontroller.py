@@ -16,6 +16,7 @@ from dractl.models import ClaimTemplate
 from dractl.api.versions import version_tuple
 from dractl.simulate import reasons as R
 from dractl.simulate.cluster import ClusterState
+from dractl.simulate.explain import validation_details
 from dractl.simulate.groups import PodGroupInfo
 from dractl.simulate.names import claim_generate_name, generated_name, uid_for
 from dractl.simulate.pods import PodInput
@@ -87,7 +88,8 @@ class ClaimController:
             raise ClaimProblem(Reason(R.CLAIM_DELETING, f"resourceclaim \"{claim.name}\" is being deleted"))
         if claim.status == CLAIM_ERROR and claim.model is None or (
                 claim.source is not None and id(claim.source) in self.cluster.invalid):
-            raise ClaimProblem(Reason(R.CLAIM_INVALID, f"ResourceClaim {claim.ref} has validation errors"))
+            raise ClaimProblem(Reason(R.CLAIM_INVALID, f"ResourceClaim {claim.ref} has validation errors",
+                                      details=validation_details(self.cluster, claim.source)))
 
     def _group_claim(self, pod: PodInput, group: PodGroupInfo, entry: dict) -> ClaimState:
         """KEP-5729: one claim per PodGroup from a template, shared by every member pod."""
@@ -123,7 +125,8 @@ class ClaimController:
                                                "the resourceclaim controller cannot create the claim",)))
         if template["invalid"]:
             raise ClaimProblem(Reason(R.CLAIM_INVALID, f"ResourceClaimTemplate {pod.namespace}/"
-                                      f"{template_name} has validation errors"))
+                                      f"{template_name} has validation errors",
+                                      details=validation_details(self.cluster, template["doc"])))
         return template
 
     def _claim_from_template(self, pod: PodInput, entry: dict, status: dict | None,
@@ -132,7 +135,12 @@ class ClaimController:
         if status is not None:
             return self._recorded_claim(pod, status, result)
         if not self.cluster.options.simulate_controllers:
-            raise ClaimProblem(Reason(R.CLAIM_NOT_CREATED, f"pod \"{pod.key}\": ResourceClaim not created yet"))
+            raise ClaimProblem(Reason(R.CLAIM_NOT_CREATED, f"pod \"{pod.key}\": ResourceClaim not created yet",
+                                      details=(f"dractl: pod claim {name} is to be created from "
+                                               f"ResourceClaimTemplate {pod.namespace}/"
+                                               f"{entry.get('resourceClaimTemplateName')}, and "
+                                               "--no-controller-simulation leaves the resourceclaim "
+                                               "controller out",)))
         template = self._template(pod, entry)
         owner = {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
                  "controller": True, "blockOwnerDeletion": True}

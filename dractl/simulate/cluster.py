@@ -60,6 +60,12 @@ class ClusterState:
         self.group_constraints: dict = {}
         self.active_group_constraint = None
         self._devices: DeviceIndex | None = None
+        # For explanations (simulate/explain.py): (kind, name) -> Document of the slices and
+        # taint rules, and which claims hold each device (state version, index).
+        self.source_docs: dict[tuple[str, str], Any] = {}
+        self.device_holders: tuple | None = None
+        # (driver, pool) -> the pool's slices the dry run left out (leftout.slices_by_pool).
+        self.left_out_slices: dict[tuple[str, str], list[str]] = {}
 
     # -- change notification -------------------------------------------------------------------
     def touch(self, node_name: str) -> None:

@@ -42,8 +42,9 @@ def build_cluster(documents: Iterable[Document], gates, options, invalid: set[in
     for doc in docs:
         _collect(cluster, found, doc)
     if found.left_out:
-        from dractl.simulate.leftout import left_out_reasons
+        from dractl.simulate.leftout import left_out_reasons, slices_by_pool
         plan.reasons.extend(left_out_reasons(found.left_out, invalid))
+        cluster.left_out_slices = slices_by_pool(found.left_out, invalid)
     # Workloads first: a PodGroup may take its policy from its Workload's template.
     for doc in sorted(found.group_docs, key=lambda d: d.kind != "Workload"):
         cluster.groups.add(doc)
@@ -88,8 +89,10 @@ def _collect(cluster: ClusterState, found: _Collected, doc: Document) -> None:
                                          model.extended_resource_name))
             elif kind == "ResourceSlice" and not bad:
                 found.slices.append(ResourceSlice.from_dict(data))
+                cluster.source_docs.setdefault((kind, doc.name), doc)
             elif kind == "DeviceTaintRule" and not bad:
                 found.rules.append(DeviceTaintRule.from_dict(data))
+                cluster.source_docs.setdefault((kind, doc.name), doc)
             elif kind == "ResourceClaimTemplate":
                 template = ClaimTemplate.from_model(model_of(doc))
                 cluster.templates[(template.namespace, doc.name)] = {
@@ -136,7 +139,9 @@ def _add_input_claim(cluster: ClusterState, doc: Document, data: dict, bad: bool
         state.reserved_for = [r for r in status.get("reservedFor") or [] if isinstance(r, dict)]
     if bad:
         state.status = CLAIM_ERROR
-        state.reasons.append(Reason(R.CLAIM_INVALID, "the claim has validation errors; not allocated"))
+        from dractl.simulate.explain import validation_details
+        state.reasons.append(Reason(R.CLAIM_INVALID, "the claim has validation errors; not allocated",
+                                    details=validation_details(cluster, doc)))
     elif model_error:
         state.status = CLAIM_ERROR
         state.reasons.append(Reason(R.MODEL, model_error))

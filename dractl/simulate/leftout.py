@@ -50,6 +50,24 @@ def _message(kind: str, driver: str, group: list[Document], codes: list[str]) ->
     return text
 
 
+def slices_by_pool(docs: list[Document], invalid) -> dict[tuple[str, str], list[str]]:
+    """(driver, pool) -> `ResourceSlice NAME at file:line (invalid: CODES)` of the left-out slices,
+    for the explanations of the pools they leave incomplete or invalid."""
+    codes_of = getattr(invalid, "codes", {})
+    out: dict[tuple[str, str], list[str]] = {}
+    for doc in docs:
+        if doc.kind != "ResourceSlice":
+            continue
+        spec = doc.data.get("spec") if isinstance(doc.data.get("spec"), dict) else {}
+        pool = spec.get("pool") if isinstance(spec.get("pool"), dict) else {}
+        driver, name = spec.get("driver"), pool.get("name")
+        if isinstance(driver, str) and isinstance(name, str):
+            codes = ", ".join(codes_of.get(id(doc), ())) or "invalid"
+            out.setdefault((driver, name), []).append(
+                f"ResourceSlice {doc.name} at {doc.file}:{doc.locate(())[0]} ({codes})")
+    return out
+
+
 def _places(group: list[Document]) -> str:
     """file:line, :line for more in the same file."""
     parts, last_file = [], None

@@ -20,6 +20,7 @@ from typing import Any, Iterable
 from dractl.api.versions import FeatureGates
 from dractl.load.document import Document
 from dractl.simulate import reasons as R
+from dractl.simulate.explain import validation_details
 from dractl.simulate.framework import Code, CycleState, Framework, NodeAttempt
 from dractl.extensions import PODGROUP_CONSTRAINTS
 from dractl.simulate.gangs import not_enqueued, schedule_gang
@@ -137,7 +138,8 @@ class Simulation:
                 if id(doc) in self.invalid:
                     result.status = INVALID
                     result.reasons.append(Reason(R.POD_INVALID, f"{doc.kind} {doc.name} has validation "
-                                                 "errors; not scheduled"))
+                                                 "errors; not scheduled",
+                                                 details=validation_details(self.cluster, doc)))
 
     def _daemonset_pods(self, doc: Document) -> list[PodInput]:
         # One pod per node the template may run on (nodeSelector, affinity, taints).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from dractl.allocator.errors import INVALID_POOLS_MESSAGE
 from dractl.simulate import reasons as R
 from dractl.simulate.cluster import ClusterState
 from dractl.simulate.explain import MAX_EXPLAINED_NODES, explain_node
@@ -39,8 +40,10 @@ def allocate_unreferenced(cluster: ClusterState) -> None:
     summary = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
     lines: list[str] = []
     for node in nodes[:MAX_EXPLAINED_NODES]:
-        if failures.get(node.name) == _NO_ALLOCATION:
-            lines = [f"on {node.name}: {line}" for line in explain_node(cluster, node, models)[0]]
+        if failures.get(node.name) in (_NO_ALLOCATION, INVALID_POOLS_MESSAGE):  # explained by the pools' causes
+            # Cause lines (indented) stay under their request line.
+            lines = [line if line.startswith(" ") else f"on {node.name}: {line}"
+                     for line in explain_node(cluster, node, models)[0]]
             break
     for claim in todo:
         claim.status = UNSATISFIABLE

@@ -12,7 +12,8 @@ from dractl.allocator.nodes import NodeSelectorError, node_selector_matches
 from dractl.api.versions import version_tuple
 from dractl.simulate import reasons as R
 from dractl.simulate.claimcontroller import ClaimController, ClaimProblem
-from dractl.simulate.explain import MAX_EXPLAINED_NODES, explain_node
+from dractl.allocator.errors import INVALID_POOLS_MESSAGE
+from dractl.simulate.explain import MAX_EXPLAINED_NODES, cel_error_details, explain_node, group_explanations
 from dractl.simulate.framework import Code, Plugin, rejected, unresolvable
 from dractl.simulate.state import MAX_RESERVED_FOR, Reason
 
@@ -176,8 +177,8 @@ class DynamicResources(Plugin):
                 return self._timed_out(outcome)
             if outcome.node_failure or self._all_pool_unusable_on_node(outcome):
                 return unresolvable(outcome.error or "invalid resource pools were encountered", NAME)
-            return rejected(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error"), NAME,
-                            Code.ERROR)
+            return rejected(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error",
+                                   details=cel_error_details(outcome)), NAME, Code.ERROR)
         return CANNOT_ALLOCATE
 
     def _group_constraints(self, state):
@@ -214,21 +215,21 @@ class DynamicResources(Plugin):
     def post_filter(self, state, statuses, total):
         result = state.result
         models = state.pending_models
-        groups: dict[tuple, list[str]] = {}
+        per_node: dict[str, list[str]] = {}
         explained = 0
         for node_name, status in statuses.items():
-            if status is not CANNOT_ALLOCATE or not models:
+            if not models or not (status is CANNOT_ALLOCATE or _invalid_pools(status)):
                 continue
             if explained >= MAX_EXPLAINED_NODES:
-                groups.setdefault(("(not explained: too many nodes)",), []).append(node_name)
+                per_node[node_name] = ["(not explained: too many nodes)"]
                 continue
             explained += 1
             lines, devices = explain_node(self.cluster, self.cluster.node_by_name[node_name], models,
                                           self.cluster.shortcuts, state.key, self._group_constraints(state))
             result.node_explanations[node_name] = lines
             result.node_devices[node_name] = devices
-            groups.setdefault(tuple(lines), []).append(node_name)
-        for lines, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0])):
+            per_node[node_name] = lines
+        for lines, names in group_explanations(per_node):
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
             state.details.append(f"{len(names)} node(s) ({shown}):")
             state.details.extend(f"  {line}" for line in lines)
@@ -331,6 +332,11 @@ class DynamicResources(Plugin):
                 R.EVICTION, f"claim {claim.ref}: device {device} has the NoExecute taint "
                 f"{_taint_text(taint)} which the allocation does not tolerate: the pod would be "
                 "evicted (with every other pod using the claim)", severity="warning"))
+
+
+def _invalid_pools(status) -> bool:
+    """The node failed on invalid pools (upstream's message; dractl explains which and why)."""
+    return status.plugin == NAME and status.reason == INVALID_POOLS_MESSAGE
 
 
 def _reserved_for_full(claim) -> Reason:

@@ -10,10 +10,13 @@ from dractl.api.defaults import exact_count_request
 from dractl.api.resource import ResourceClaim
 from dractl.simulate.framework import Plugin, unresolvable
 from dractl.simulate.names import generated_name, uid_for
-from dractl.simulate.resources import extended_requests
+from dractl.simulate.resources import IMPLICIT_CLASS_PREFIX, extended_requests
+from dractl.suggest import closest_match
 from dractl.simulate.state import ClaimState, PodClaimRef
 
 NAME = "DynamicResources"  # upstream's plugin for these verdicts
+# kube-scheduler's verdict (kept verbatim); dractl's explanation of it is added in PostFilter.
+CANNOT_FIT = unresolvable("cannot fit resource", NAME)
 
 
 def _requests(ext) -> list[dict]:
@@ -40,11 +43,41 @@ class ExtendedResources(Plugin):
         alloc = self.cluster.node_alloc[attempt.node.name]
         through_dra = tuple(e for e in state.ext if e.resource not in alloc)
         if any(e.device_class is None or e.count < 0 for e in through_dra):
-            return unresolvable("cannot fit resource", NAME)
+            return CANNOT_FIT
         attempt.ext = through_dra
         if through_dra:
             attempt.special = self._claim_model(state, through_dra)
         return None
+
+    # PostFilter: dractl's own explanation of "cannot fit resource": which extended resource no
+    # DeviceClass maps (or asks for a fraction of a device), on which nodes.
+    def post_filter(self, state, statuses, total):
+        nodes = [name for name, status in statuses.items() if status is CANNOT_FIT]
+        if not nodes:
+            return None
+        shown = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "")
+        state.details.append(f"{len(nodes)} node(s) ({shown}): cannot fit resource")
+        offered = {e.resource for name in nodes for e in state.ext if e.resource in self.cluster.node_alloc[name]}
+        for e in state.ext:
+            if e.resource in offered:
+                continue
+            if e.device_class is None:
+                state.details.append("  " + self._unmapped_text(e))
+            elif e.count < 0:
+                state.details.append(f"  dractl: container {e.container} requests a fraction of "
+                                     f"{e.resource}; DeviceClass {e.device_class} maps it to devices, "
+                                     "which are allocated whole")
+        return None
+
+    def _unmapped_text(self, e) -> str:
+        known = sorted(name for name in self.cluster.extended_classes if not name.startswith(IMPLICIT_CLASS_PREFIX))
+        hint = closest_match(e.resource, list(self.cluster.extended_classes))
+        return (f"dractl: no DeviceClass maps the extended resource {e.resource} (requested by container "
+                f"{e.container}): no class sets spec.extendedResourceName: {e.resource}, and it is not "
+                f"{IMPLICIT_CLASS_PREFIX}<class> of an existing class; the nodes do not offer it in "
+                "status.allocatable either"
+                + (f"; classes map {', '.join(known[:5])}" if known else "")
+                + (f"; did you mean {hint}?" if hint else ""))
 
     def _claim_model(self, state, ext: tuple) -> ResourceClaim:
         models = state.data.setdefault(self.name, {})
