@@ -59,7 +59,8 @@ class Outcome:
     pruned: int = 0              # branches cut by the values-available bound
     timed_out: bool = False
     failure: str = ""            # the first member error on the greedy path
-    bound: tuple | None = None   # the values-available bound at the start, when it fails there
+    bound: "BoundVerdict | None" = None   # the values-available bound at the start, if it fails there
+    cut: tuple | None = None     # (members placed, BoundVerdict) of the first branch the bound cut
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class BoundVerdict:
     constraint: int
     needed: int            # distinct values the pods need
     available: int         # distinct values free on the nodes they may run on
-    pods: int              # pods still to place
+    pods: int              # pods that must still be placed
+    remaining: int         # pods still to place (a gang with a lower minCount may leave some out)
     per_pod: int           # devices each pod's claim needs
     short: tuple = ()      # (pod, values it can reach) of the pods that lack values themselves
 
@@ -138,6 +140,7 @@ class Backtracking:
         self.per_pod = {i: search.devices_per_claim(search.constraints[i].entry) for i in search.distinct}
         self.frames: list[Frame] = []
         self.outcome = Outcome()
+        self.greedy = True    # still on the first descent: the scheduler's picks in member order
         self._suffix_union = self._suffix_unions()
 
     def _suffix_unions(self) -> dict[int, list[frozenset]]:
@@ -167,7 +170,7 @@ class Backtracking:
             union = self._free(self._suffix_union[i][k], used)
             if able < need or union < need * per_pod:
                 short = tuple((m, n) for m, n in zip(self.members[k:], free) if n < per_pod)
-                return BoundVerdict(i, need * per_pod, union, need, per_pod, short)
+                return BoundVerdict(i, need * per_pod, union, need, len(free), per_pod, short)
         return None
 
     @staticmethod
@@ -202,6 +205,7 @@ class Backtracking:
             if frame.open:
                 outcome.undone += frame.placed
                 self._undo(frame)
+                self.greedy = False   # from here on, not the scheduler's own order
             if not self._next(frame):
                 self.frames.pop()
                 continue
@@ -213,8 +217,11 @@ class Backtracking:
                     outcome.plan, outcome.placed = [f.current for f in self.frames], placed
                     return
                 continue
-            if self.bound(depth, placed) is not None:
+            verdict = self.bound(depth, placed)
+            if verdict is not None:
                 outcome.pruned += 1
+                if outcome.cut is None:
+                    outcome.cut = (tuple(f.member for f in self.frames if f.placed), verdict)
                 continue
             self.frames.append(self._frame(depth))
 
@@ -250,7 +257,7 @@ class Backtracking:
                 children = [forbidden | {(i, key)} for i, keys in sorted(frame.values.items()) for key in keys]
                 frame.pending.extend(c for c in reversed(children) if c not in frame.seen)
                 return True
-            if not self.outcome.failure:
+            if self.greedy and not self.outcome.failure:
                 self.outcome.failure = self.search.first_error(member)
             if not forbidden and self._skips_left() > 0:
                 return True   # left pending, as the gang cycle leaves a member that does not fit

@@ -98,6 +98,13 @@ def _distinct_failure(search, outcome, wanted: str, details: list[str]) -> str:
     if outcome.bound is not None:
         details.extend(bound_lines(search, outcome.bound))
         return bound_message(search, outcome.bound)
+    if outcome.cut is not None:
+        placed, verdict = outcome.cut
+        names = ", ".join(f"{m.namespace}/{m.name}" for m in placed[:MAX_SHOWN_PODS]) + (
+            f" and {len(placed) - MAX_SHOWN_PODS} more" if len(placed) > MAX_SHOWN_PODS else "")
+        details.append(f"first branch cut by the values-available bound, with {names} placed: "
+                       + bound_message(search, verdict))
+        details.extend(f"  {line}" for line in bound_lines(search, verdict))
     if outcome.failure:
         details.append(f"first failure in the scheduler's order: {outcome.failure}")
     if outcome.timed_out:
@@ -110,12 +117,13 @@ def bound_message(search, verdict) -> str:
     """The values-available bound, in its own terms."""
     attribute = search.constraints[verdict.constraint].attribute
     if verdict.available < verdict.needed:
-        return (f"the {verdict.pods} pod(s) need {verdict.needed} distinct {attribute} values "
-                f"({verdict.per_pod} device(s) each), but only {verdict.available} are free on the "
-                "nodes they may run on")
-    able = verdict.pods - len(verdict.short) if len(verdict.short) <= verdict.pods else 0
-    return (f"only {max(able, 0)} of the {verdict.pods} pod(s) needed may run on nodes with the "
-            f"{verdict.per_pod} free distinct {attribute} value(s) each one needs")
+        return (f"the {verdict.pods} pod(s) to place need {verdict.needed} distinct {attribute} "
+                f"values ({verdict.per_pod} device(s) each), but only {verdict.available} are free on "
+                "the nodes they may run on")
+    able = verdict.remaining - len(verdict.short)
+    return (f"{len(verdict.short)} of the {verdict.remaining} pod(s) to place have fewer than "
+            f"{verdict.per_pod} free {attribute} value(s) on the nodes they may run on, so at most "
+            f"{able} of the {verdict.pods} needed can be placed")
 
 
 def bound_lines(search, verdict) -> list[str]:
