@@ -249,15 +249,18 @@ class Backtracking:
                 placement = (member.node, tuple(sorted((r.driver, r.pool, r.device) for ref in member.claims
                                                        if ref.claim is not None and ref.claim.allocation
                                                        for r in ref.claim.allocation.devices)))
+                values = self.search.member_values(member)
+                # Its alternatives: each also avoids one of its values (pushed even for a
+                # placement explored before: the sets differ, and each leads further).
+                children = [forbidden | {(i, key)} for i, keys in sorted(values.items()) for key in keys]
+                frame.pending.extend(c for c in reversed(children) if c not in frame.seen)
                 if placement in frame.placements:
                     self._undo(frame)
                     continue
                 frame.placements.add(placement)
-                frame.placed, frame.values = True, self.search.member_values(member)
-                for i, keys in frame.values.items():
+                frame.placed, frame.values = True, values
+                for i, keys in values.items():
                     self.active.used.setdefault(i, set()).update(keys)
-                children = [forbidden | {(i, key)} for i, keys in sorted(frame.values.items()) for key in keys]
-                frame.pending.extend(c for c in reversed(children) if c not in frame.seen)
                 return True
             if self.greedy and not self.outcome.failure:
                 self.outcome.failure = self.search.first_error(member)
