@@ -163,6 +163,37 @@ def test_search_is_complete_and_greedy_first(run, monkeypatch):
     assert min(seen.values()) >= 3, seen   # the cases exercise every branch
 
 
+def solution_exists_two_each(nodes: dict, allowed: list) -> bool:
+    """Two GPUs per pod on one of its nodes, all roots of the group different."""
+    def options(names):
+        return [frozenset(pair) for n in names for pair in itertools.combinations(sorted(set(nodes[n])), 2)]
+
+    def place(k: int, used: frozenset) -> bool:
+        return k == len(allowed) or any(not (pair & used) and place(k + 1, used | pair)
+                                        for pair in options(allowed[k]))
+    return place(0, frozenset())
+
+
+def test_search_is_complete_with_two_devices_per_pod(run):
+    outcomes = []
+    for seed in range(30):
+        rng = random.Random(1000 + seed)
+        nodes = {f"n{i}": [f"r{rng.randrange(6)}" for _ in range(rng.randint(2, 4))] for i in range(3)}
+        pins = [rng.choice([None, rng.choice(sorted(nodes))]) for _ in range(rng.randint(2, 3))]
+        docs = [CLASS] + [roots_node(n, roots) for n, roots in nodes.items()] + [
+            template(2), podgroup("g", f"gang: {{minCount: {len(pins)}}}", DISTINCT)] + [
+            pod(f"g-{i}", pin=pin) for i, pin in enumerate(pins)]
+        plan = run(docs)
+        placed = {p.status for p in plan.pods} == {"Scheduled"}
+        allowed = [[pin] if pin else sorted(nodes) for pin in pins]
+        assert placed == solution_exists_two_each(nodes, allowed), (seed, nodes, allowed)
+        if placed:
+            roots = roots_of(plan)
+            assert len(roots) == len(set(roots)) == 2 * len(pins), seed
+        outcomes.append(placed)
+    assert 5 <= sum(outcomes) <= 25, outcomes   # both kinds of case occur
+
+
 # -- bounds, explanations, timeout ---------------------------------------------------------------
 
 def test_too_few_values_is_explained_by_the_count(run):
