@@ -37,7 +37,7 @@ from dractl.models.devices import DeviceIndex
 from dractl.simulate.groupbacktrack import Backtracking, Outcome, ReachableValues
 from dractl.simulate.gangs import schedule_gang
 from dractl.simulate.groupconstraint_report import ExtensionReason, failure_reason, placed_note
-from dractl.simulate.state import SCHEDULED, Reason
+from dractl.simulate.state import SCHEDULED
 
 # -- constraints handed to the allocator (extra claim-level constraints) ---------------------------
 

@@ -247,8 +247,9 @@ def test_min_count_lower_than_the_gang(run):
 
 def test_match_and_distinct_together(run):
     # Every GPU in one NVLink domain and on its own PCIe root. Domain x (tried first: most free
-    # GPUs) has roots r1, r1, r1, r2 and cannot hold 3 pods; domain y's n3 holds r3 and r4, and g-2
-    # may only run on n3... so g-0 must move to n4 (root r5) in y.
+    # GPUs) has roots r1, r1, r1, r2: 2 distinct values for 3 pods, cut by the bound. In domain y
+    # the scheduler's picks give g-0 and g-1 n3's roots r3 and r4, and g-2 may only run on n3: the
+    # search moves g-1 to n4 (root r5).
     def gpus(name, pairs):
         devices = "".join(f"  - name: gpu-{i}\n    attributes:\n      nvlinkDomain: {{string: {d}}}\n"
                           f"      pcieRoot: {{string: {r}}}\n" for i, (d, r) in enumerate(pairs))
