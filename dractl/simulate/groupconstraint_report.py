@@ -45,7 +45,10 @@ def placed_note(search, final, chosen, tried: int) -> str:
             parts.append(f"{where}: the devices have distinct {gc.attribute} values ({shown})")
     searched = f", {tried} candidate value(s) tried" if final.assignment else ""
     outcome = chosen.search
-    if outcome is not None and (outcome.undone or outcome.pruned):
+    if outcome is not None and outcome.timed_out:
+        searched += (f", in the scheduler's order: the search for a placement of all of them ran "
+                     f"out of --timeout ({search.timeout:g} s) after {_effort(outcome)}")
+    elif outcome is not None and (outcome.undone or outcome.pruned):
         searched += f", found by backtracking across the pods: {_effort(outcome)}"
     return (f"placed under its constraints ({final.placed} of {len(search.members)} pod(s)"
             f"{searched}); " + "; ".join(parts))

@@ -382,6 +382,13 @@ class GroupSearch:
         if not self.distinct or not self.backtrack:
             return self.trial(assignment)
         trial = self._backtrack(assignment, len(self.members))
+        if trial.timed_out and self.required < len(self.members):
+            # Out of time before a placement of every member: the scheduler's order still
+            # admits the group if it places minCount (one pass, no search).
+            greedy = self.trial(assignment)
+            if greedy.placed >= self.required:
+                greedy.plan, greedy.search = [frozenset()] * len(self.members), trial.search
+                return greedy
         if trial.plan is None and not trial.timed_out and self.required < len(self.members):
             fewer = self._backtrack(assignment, self.required)
             for name in ("steps", "undone", "pruned"):

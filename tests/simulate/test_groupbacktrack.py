@@ -286,3 +286,20 @@ def test_gang_of_16_pods_on_500_nodes(run, capsys):
     roots = roots_of(plan)
     assert len(set(roots)) == 16 and placement(plan)["g-15"][0] == "n000"
     assert "30 placement(s) tried, 14 undone, 14 branch(es) cut" in last_reason(plan).message
+
+
+def test_out_of_time_a_lower_min_count_is_still_admitted_in_the_schedulers_order(run, monkeypatch):
+    # minCount 3 of 4; all 4 would need the search. The search is stopped after two steps (a
+    # deterministic stand-in for --timeout): the scheduler's order places 3, which admits the gang.
+    docs = stealing_docs()
+    docs[5] = docs[5].replace("minCount: 4", "minCount: 3")
+    checks = iter(range(1000))
+    monkeypatch.setattr(GroupSearch, "timed_out", lambda self: next(checks) >= 2)
+    plan = run(docs)
+    assert [p.status for p in plan.pods] == ["Scheduled", "Scheduled", "Scheduled", "Unschedulable"]
+    note = last_reason(plan)
+    assert note.code == "DRA8011"
+    assert "3 of 4 pod(s), in the scheduler's order: the search for a placement of all of them ran out of " \
+           "--timeout (10 s) after 2 placement(s) tried" in note.message
+    monkeypatch.undo()
+    assert {p.status for p in run(docs).pods} == {"Scheduled"}   # with time, all 4
