@@ -65,15 +65,17 @@ class Outcome:
 
 @dataclass(frozen=True)
 class BoundVerdict:
-    """Why the values-available bound says the pods still to place cannot all succeed."""
+    """Why the values-available bound says the pods still to place cannot reach the target."""
 
     constraint: int
-    needed: int            # distinct values the pods need
+    kind: str              # union: all the pods; pods: pods short themselves; group: pods sharing nodes
+    needed: int            # distinct values the pods concerned need
     available: int         # distinct values free on the nodes they may run on
     pods: int              # pods that must still be placed
     remaining: int         # pods still to place (a gang with a lower minCount may leave some out)
     per_pod: int           # devices each pod's claim needs
-    short: tuple = ()      # (pod, values it can reach) of the pods that lack values themselves
+    short: tuple = ()      # (pod, values it can reach) of the pods concerned (pods, group)
+    possible: int = 0      # at most this many of the pods still to place can be placed
 
 
 class ReachableValues:
@@ -144,6 +146,7 @@ class Backtracking:
         self.outcome = Outcome()
         self.greedy = True    # still on the first descent: the scheduler's picks in member order
         self._suffix_union = self._suffix_unions()
+        self._sets = self._reach_sets()
 
     def _suffix_unions(self) -> dict[int, list[frozenset]]:
         """Constraint -> for each k, the values some member k.. can reach."""
@@ -156,6 +159,22 @@ class Backtracking:
             out[i] = unions
         return out
 
+    def _reach_sets(self) -> dict[int, tuple[list, list, list]]:
+        """Constraint -> (the distinct reachable-value sets, each member's set, for each set the
+        sets inside it): pods pinned to a few nodes are counted together against those nodes."""
+        out = {}
+        for i in self.search.distinct:
+            sets: list[frozenset] = []
+            of_member = []
+            for m in self.members:
+                values = self.reach.of(i, m)
+                if values not in sets:
+                    sets.append(values)
+                of_member.append(sets.index(values))
+            inside = [[b for b, other in enumerate(sets) if other <= values] for values in sets]
+            out[i] = (sets, of_member, inside)
+        return out
+
     # -- the bound --------------------------------------------------------------------------
     def bound(self, k: int, placed: int) -> BoundVerdict | None:
         """Whether members k.. can still bring the placed count to the target (None: maybe)."""
@@ -164,15 +183,35 @@ class Backtracking:
             return None
         for i in self.search.distinct:
             per_pod = self.per_pod[i]
-            if per_pod == 0:
-                continue
-            used = self.active.used.get(i, set())
-            free = [self._free(self.reach.of(i, m), used) for m in self.members[k:]]
-            able = sum(1 for n in free if n >= per_pod)
-            union = self._free(self._suffix_union[i][k], used)
-            if able < need or union < need * per_pod:
-                short = tuple((m, n) for m, n in zip(self.members[k:], free) if n < per_pod)
-                return BoundVerdict(i, need * per_pod, union, need, len(free), per_pod, short)
+            if per_pod:
+                verdict = self._bound_of(i, k, need, per_pod)
+                if verdict is not None:
+                    return verdict
+        return None
+
+    def _bound_of(self, i: int, k: int, need: int, per_pod: int) -> BoundVerdict | None:
+        used = self.active.used.get(i, set())
+        rest = self.members[k:]
+        free = [self._free(self.reach.of(i, m), used) for m in rest]
+        remaining = len(rest)
+        union = self._free(self._suffix_union[i][k], used)
+        if union < need * per_pod:
+            return BoundVerdict(i, "union", need * per_pod, union, need, remaining, per_pod,
+                                possible=union // per_pod)
+        short = tuple((m, n) for m, n in zip(rest, free) if n < per_pod)
+        if remaining - len(short) < need:
+            return BoundVerdict(i, "pods", per_pod, 0, need, remaining, per_pod, short,
+                                remaining - len(short))
+        # Hall's condition, for the pods whose nodes lie inside another pod's: together they
+        # cannot take more values than are free there.
+        sets, of_member, inside = self._sets[i]
+        for a in sorted(set(of_member[k:])):
+            within = [j for j, m in enumerate(rest) if of_member[k + j] in inside[a]]
+            available = self._free(sets[a], used)
+            possible = remaining - len(within) + min(len(within), available // per_pod)
+            if possible < need:
+                return BoundVerdict(i, "group", len(within) * per_pod, available, need, remaining, per_pod,
+                                    tuple((rest[j], free[j]) for j in within), possible)
         return None
 
     @staticmethod

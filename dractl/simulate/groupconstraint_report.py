@@ -119,14 +119,18 @@ def _distinct_failure(search, outcome, wanted: str, details: list[str]) -> str:
 def bound_message(search, verdict) -> str:
     """The values-available bound, in its own terms."""
     attribute = search.constraints[verdict.constraint].attribute
-    if verdict.available < verdict.needed:
+    if verdict.kind == "union":
         return (f"the {verdict.pods} pod(s) to place need {verdict.needed} distinct {attribute} "
                 f"values ({verdict.per_pod} device(s) each), but only {verdict.available} are free on "
                 "the nodes they may run on")
-    able = verdict.remaining - len(verdict.short)
-    return (f"{len(verdict.short)} of the {verdict.remaining} pod(s) to place have fewer than "
-            f"{verdict.per_pod} free {attribute} value(s) on the nodes they may run on, so at most "
-            f"{able} of the {verdict.pods} needed can be placed")
+    if verdict.kind == "pods":
+        return (f"{len(verdict.short)} of the {verdict.remaining} pod(s) to place have fewer than "
+                f"{verdict.per_pod} free {attribute} value(s) on the nodes they may run on, so at most "
+                f"{verdict.possible} of the {verdict.pods} needed can be placed")
+    return (f"{len(verdict.short)} of the {verdict.remaining} pod(s) to place may only run on nodes "
+            f"with {verdict.available} free distinct {attribute} value(s) between them "
+            f"({verdict.per_pod} for each pod), so at most {verdict.possible} of the {verdict.pods} "
+            "needed can be placed")
 
 
 def bound_lines(search, verdict) -> list[str]:

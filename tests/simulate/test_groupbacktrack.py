@@ -206,15 +206,37 @@ def test_too_few_values_is_explained_by_the_count(run):
     assert reason.details == ("without the PodGroup constraints: 4 of 4 pod(s) placed, the group would fit",)
 
 
-def test_pods_pinned_to_one_root_are_explained_per_pod(run):
+def test_pods_pinned_to_one_root_are_counted_together(run):
     docs = [CLASS, roots_node("n1", ["a", "a"]), roots_node("n2", ["b", "c"]), template(1),
             podgroup("g", "gang: {minCount: 3}", DISTINCT), pod("g-0", pin="n1"), pod("g-1", pin="n1"),
             pod("g-2")]
     reason = last_reason(run(docs))
-    assert reason.code == "DRA8010" and "placed at most 1 together" in reason.message
-    assert reason.details[0].startswith("first branch cut by the values-available bound, with default/g-0 "
-                                        "placed: 1 of the 2 pod(s) to place have fewer than 1 free")
-    assert reason.details[1] == "  pod default/g-1: 0 free value(s) on the 1 node(s) it may run on (n1)"
+    assert reason.code == "DRA8010"
+    assert reason.message.endswith(f"2 of the 3 pod(s) to place may only run on nodes with 1 free distinct "
+                                   f"{ROOT} value(s) between them (1 for each pod), so at most 2 of the 3 "
+                                   "needed can be placed")
+    assert reason.details[:2] == ("pod default/g-0: 1 free value(s) on the 1 node(s) it may run on (n1)",
+                                  "pod default/g-1: 1 free value(s) on the 1 node(s) it may run on (n1)")
+
+
+def test_a_search_that_finds_nothing_says_where_the_bound_cut(run):
+    # g-0, g-1, g-2 may each run on two of n1, n2, n3 (one root each), g-3 on n1 or n2: four pods
+    # for three roots, which no single pod's nodes show; g-4 has n4 and n5 to itself.
+    def on(name, nodes):
+        affinity = ("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                    "        nodeSelectorTerms:\n        - matchExpressions:\n"
+                    f"          - {{key: kubernetes.io/hostname, operator: In, values: [{', '.join(nodes)}]}}\n")
+        return pod(name).replace("  resourceClaims:", affinity + "  resourceClaims:", 1)
+    docs = [CLASS] + [roots_node(f"n{i}", [f"r{i}", f"r{i}"]) for i in range(1, 6)] + [
+        template(1), podgroup("g", "gang: {minCount: 5}", DISTINCT), on("g-0", ["n1", "n2"]),
+        on("g-1", ["n2", "n3"]), on("g-2", ["n1", "n3"]), on("g-3", ["n1", "n2"]), on("g-4", ["n4", "n5"])]
+    reason = last_reason(run(docs))
+    assert reason.code == "DRA8010"
+    assert "the search across the pods (10 placement(s) tried, 6 undone, 3 branch(es) cut by the " \
+           "values-available bound) placed at most 3 together" in reason.message
+    assert reason.details[0].startswith("first branch cut by the values-available bound, with default/g-0, "
+                                        "default/g-1 placed: 1 of the 3 pod(s) to place have fewer than 1")
+    assert reason.details[1] == "  pod default/g-3: 0 free value(s) on the 2 node(s) it may run on (n1, n2)"
 
 
 def test_timeout_stops_the_search_across_the_pods(run):
