@@ -18,7 +18,10 @@ rollback) and tries that member's next alternative, and so on back to the first 
 * The values-available bound prunes a branch before it is scheduled: the pods still to place
   need k distinct values, so the branch is hopeless when fewer than k values not yet taken are
   free on the nodes those pods may run on (node filters: nodeSelector, affinity, taints,
-  cordons), or when a pod has fewer than it needs itself.
+  cordons), when a pod has fewer than it needs itself, or when the pods whose nodes lie inside
+  one pod's nodes need more values than are free there (Hall's condition on those sets). Free
+  means not allocated when the group's turn came; the device class and selectors are not
+  consulted, so the count is an upper bound and never cuts a branch that could succeed.
 * The whole search is bounded by --timeout (the group's time budget); when it runs out the search
   stops and says so (DRA8013).
 """
@@ -145,6 +148,9 @@ class Backtracking:
         self.frames: list[Frame] = []
         self.outcome = Outcome()
         self.greedy = True    # still on the first descent: the scheduler's picks in member order
+        # Constraint -> per member: whether it has a claim from the constraint's entry at all.
+        self.users = {i: [search.uses_entry(m, search.constraints[i]) for m in self.members]
+                      for i in search.distinct}
         self._suffix_union = self._suffix_unions()
         self._sets = self._reach_sets()
 
@@ -154,7 +160,8 @@ class Backtracking:
         for i in self.search.distinct:
             unions, acc = [frozenset()] * (len(self.members) + 1), frozenset()
             for k in range(len(self.members) - 1, -1, -1):
-                acc = acc | self.reach.of(i, self.members[k])
+                if self.users[i][k]:
+                    acc = acc | self.reach.of(i, self.members[k])
                 unions[k] = acc
             out[i] = unions
         return out
@@ -191,7 +198,11 @@ class Backtracking:
 
     def _bound_of(self, i: int, k: int, need: int, per_pod: int) -> BoundVerdict | None:
         used = self.active.used.get(i, set())
-        rest = self.members[k:]
+        index = [j for j in range(k, len(self.members)) if self.users[i][j]]
+        need -= len(self.members) - k - len(index)   # members without a claim from the entry
+        if need <= 0:
+            return None
+        rest = [self.members[j] for j in index]
         free = [self._free(self.reach.of(i, m), used) for m in rest]
         remaining = len(rest)
         union = self._free(self._suffix_union[i][k], used)
@@ -205,13 +216,13 @@ class Backtracking:
         # Hall's condition, for the pods whose nodes lie inside another pod's: together they
         # cannot take more values than are free there.
         sets, of_member, inside = self._sets[i]
-        for a in sorted(set(of_member[k:])):
-            within = [j for j, m in enumerate(rest) if of_member[k + j] in inside[a]]
+        for a in sorted({of_member[j] for j in index}):
+            within = [n for n, j in enumerate(index) if of_member[j] in inside[a]]
             available = self._free(sets[a], used)
             possible = remaining - len(within) + min(len(within), available // per_pod)
             if possible < need:
                 return BoundVerdict(i, "group", len(within) * per_pod, available, need, remaining, per_pod,
-                                    tuple((rest[j], free[j]) for j in within), possible)
+                                    tuple((rest[n], free[n]) for n in within), possible)
         return None
 
     @staticmethod

@@ -351,6 +351,11 @@ class GroupSearch:
         return out
 
     @staticmethod
+    def uses_entry(member, gc: GroupConstraint) -> bool:
+        """Whether the member's pod has a claim from the constraint's entry."""
+        return any(_same_entry(gc.entry, entry) for entry in member.pod.pod_claims())
+
+    @staticmethod
     def first_error(member) -> str:
         first = next((r for r in member.reasons if r.severity == "error"), None)
         return f"{member.namespace}/{member.name}: {first.message}" if first else f"{member.namespace}/{member.name}"

@@ -325,3 +325,21 @@ def test_out_of_time_a_lower_min_count_is_still_admitted_in_the_schedulers_order
            "--timeout (10 s) after 2 placement(s) tried" in note.message
     monkeypatch.undo()
     assert {p.status for p in run(docs).pods} == {"Scheduled"}   # with time, all 4
+
+
+def test_a_member_without_a_claim_from_the_entry_needs_no_value(run):
+    # 3 pods, 2 roots: the coordinator pod has no GPU claim, so the 2 workers are enough for the
+    # bound (counting it as needing a root would cut the only branch).
+    coordinator = """apiVersion: v1
+kind: Pod
+metadata: {name: g-coordinator, namespace: default}
+spec:
+  schedulingGroup: {podGroupName: g}
+  containers:
+  - {name: main, image: busybox}
+"""
+    docs = [CLASS, roots_node("n1", ["a", "b"]), template(1), podgroup("g", "gang: {minCount: 3}", DISTINCT),
+            pod("g-0"), coordinator, pod("g-1")]
+    plan = run(docs)
+    assert {p.status for p in plan.pods} == {"Scheduled"}
+    assert sorted(roots_of(plan)) == ["a", "b"]
