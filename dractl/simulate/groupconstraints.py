@@ -387,7 +387,7 @@ class GroupSearch:
         if not self.distinct or not self.backtrack:
             return self.trial(assignment)
         trial = self._backtrack(assignment, len(self.members))
-        if trial.timed_out and self.required < len(self.members):
+        if trial.timed_out:
             # Out of time before a placement of every member: the scheduler's order still
             # admits the group if it places minCount (one pass, no search).
             greedy = self.trial(assignment)
@@ -467,6 +467,7 @@ def schedule_constrained_group(cluster, group, schedule_pod) -> None:
         scheduled = [t for t in tried if not t.pruned]
         if scheduled:  # place under the best failing value: the members get the gang's own reasons
             _place(cluster, group, search, max(scheduled, key=lambda t: t.placed).assignment)
+        # (That placement fails too: it is the scheduler's order, the search's first path.)
         reason = failure_reason(search, tried, without, timed_out, label)
         for m in group.members:
             m.reasons.append(reason)

@@ -328,8 +328,8 @@ def test_out_of_time_a_lower_min_count_is_still_admitted_in_the_schedulers_order
 
 
 def test_a_member_without_a_claim_from_the_entry_needs_no_value(run):
-    # 3 pods, 2 roots: the coordinator pod has no GPU claim, so the 2 workers are enough for the
-    # bound (counting it as needing a root would cut the only branch).
+    # Golden 84's group and a coordinator pod without a GPU claim: 5 pods, 4 roots. Counting the
+    # coordinator as needing a root would cut the search at its start.
     coordinator = """apiVersion: v1
 kind: Pod
 metadata: {name: g-coordinator, namespace: default}
@@ -338,8 +338,8 @@ spec:
   containers:
   - {name: main, image: busybox}
 """
-    docs = [CLASS, roots_node("n1", ["a", "b"]), template(1), podgroup("g", "gang: {minCount: 3}", DISTINCT),
-            pod("g-0"), coordinator, pod("g-1")]
-    plan = run(docs)
+    docs = stealing_docs()
+    docs[5] = docs[5].replace("minCount: 4", "minCount: 5")
+    plan = run(docs + [coordinator])
     assert {p.status for p in plan.pods} == {"Scheduled"}
-    assert sorted(roots_of(plan)) == ["a", "b"]
+    assert placement(plan) == {**placement(run(stealing_docs())), "g-coordinator": ("n1", ())}
