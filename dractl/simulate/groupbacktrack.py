@@ -282,6 +282,7 @@ class Backtracking:
         return Frame(member, self.search.snapshot(member))
 
     def _skips_left(self) -> int:
+        """How many more members may be left pending (the frame being tried counts as one)."""
         skipped = sum(1 for f in self.frames if f.open and not f.placed)
         return len(self.members) - self.target - skipped
 
@@ -314,7 +315,7 @@ class Backtracking:
                 return True
             if self.greedy and not self.outcome.failure:
                 self.outcome.failure = self.search.first_error(member)
-            if not forbidden and self._skips_left() > 0:
+            if not forbidden and self._skips_left() >= 0:
                 return True   # left pending, as the gang cycle leaves a member that does not fit
             self._undo(frame)
         return False

@@ -265,6 +265,19 @@ def test_min_count_lower_than_the_gang(run):
     plan = run(docs)
     assert [p.status for p in plan.pods] == ["Scheduled", "Scheduled", "Unschedulable"]
     assert sorted(roots_of(plan)) == ["a", "b"]
+    assert last_reason(plan).code == "DRA8011"
+    assert "placed under its constraints (2 of 3 pod(s)" in last_reason(plan).message
+    assert [r.code for r in plan.pods[2].reasons if r.code.startswith("DRA80")] == []
+
+
+def test_min_count_lower_than_the_gang_with_backtracking(run):
+    # Golden 84's group (minCount 4) and a fifth pod that may only run on n1 too: the search for
+    # all 5 finds nothing (4 roots); the search for 4 leaves one pod pending and backtracks.
+    plan = run(stealing_docs() + [pod("g-4", pin="n1")])
+    assert [p.status for p in plan.pods].count("Scheduled") == 4
+    roots = roots_of(plan)
+    assert len(roots) == len(set(roots)) == 4
+    assert last_reason(plan).code == "DRA8011" and "found by backtracking" in last_reason(plan).message
 
 
 def test_match_and_distinct_together(run):
