@@ -104,7 +104,8 @@ class ReachableValues:
                     continue
                 if any(search.value_key(lookup_attribute(dev, attr)) != want for attr, want in fixed):
                     continue
-                out.setdefault(sl.node_name or "", set()).add(key)
+                # "": a device several nodes may reach (node selectors are not read: an upper bound)
+                out.setdefault(sl.node_name or dev.node_name or "", set()).add(key)
         return out
 
     def nodes_of(self, member) -> frozenset:
