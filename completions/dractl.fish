@@ -231,7 +231,8 @@ function __dractl_codes
         DRA8004 'PodGroup constraint (dractl extension): more than 32 constraints on one entry' \
         DRA8010 'PodGroup constraint (dractl extension): no placement of the group satisfies its constraints' \
         DRA8011 'PodGroup constraint (dractl extension): the group was placed under its constraints (which value, which devices)' \
-        DRA8012 'PodGroup constraint (dractl extension): the search for a placement ran out of --timeout'
+        DRA8012 'PodGroup constraint (dractl extension): the search for a placement ran out of --timeout' \
+        DRA8013 'PodGroup constraint (dractl extension): the backtracking search across the group\'s pods (distinctAttribute) ran out of --timeout'
 end
 
 function __dractl_inventories

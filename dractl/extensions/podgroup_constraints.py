@@ -35,6 +35,9 @@ C_PLACED = register("DRA8011", INFO, "PodGroup constraint (dractl extension): th
                     "under its constraints (which value, which devices)", _X)
 C_TIMEOUT = register("DRA8012", ERROR, "PodGroup constraint (dractl extension): the search for a "
                      "placement ran out of --timeout", _X)
+C_BACKTRACK_TIMEOUT = register("DRA8013", ERROR, "PodGroup constraint (dractl extension): the "
+                               "backtracking search across the group's pods (distinctAttribute) ran out "
+                               "of --timeout", _X)
 
 _CONSTRAINT_DEF = "dractl.extension.PodGroupDeviceConstraint"
 _CONSTRAINT_SCHEMA = {

@@ -14,10 +14,15 @@ The search (`schedule_constrained_group`):
   back and the next value tried, until one places every member (or, failing that, the value that
   placed the most members, if that reaches minCount).
 * distinctAttribute: an exclusion set; each member's devices must avoid the values earlier members
-  got (and each other's). Greedy in member order within one candidate value.
+  got (and each other's). Under one candidate value the members are placed by a backtracking
+  search across the pods (dractl/simulate/groupbacktrack.py): a member that cannot get a value
+  not yet used makes the search undo earlier members' placements and try their alternatives;
+  the first placement it finds is the greedy one (member order, the scheduler's picks) whenever
+  that one works.
 * The whole group's search is bounded by --timeout (each allocator call keeps its own).
-The result is reported with codes DRA80xx (dractl/extensions/podgroup_constraints.py), each
-reason marked as dractl's extension (`extension: true` in JSON)."""
+The result is reported with codes DRA80xx (dractl/extensions/podgroup_constraints.py; texts in
+dractl/simulate/groupconstraint_report.py), each reason marked as dractl's extension
+(`extension: true` in JSON)."""
 
 from __future__ import annotations
 
@@ -27,24 +32,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from dractl.allocator.constraints import Constraint, lookup_attribute, _MISSING
-from dractl.extensions.podgroup_constraints import (C_PLACED, C_TIMEOUT, C_UNSATISFIED, EXTENSION_LABEL,
-                                                    describe, group_constraint_entries)
+from dractl.extensions.podgroup_constraints import C_PLACED, EXTENSION_LABEL, group_constraint_entries
 from dractl.models.devices import DeviceIndex
+from dractl.simulate.groupbacktrack import Backtracking, Outcome, ReachableValues
 from dractl.simulate.gangs import schedule_gang
-from dractl.simulate.state import SCHEDULED, Reason
-
-MAX_SHOWN_VALUES = 6
-
-
-@dataclass(frozen=True)
-class ExtensionReason(Reason):
-    """A reason of one of dractl's extensions: JSON and YAML say so."""
-
-    def to_json(self) -> dict:
-        out = super().to_json()
-        out["extension"] = True
-        return out
-
+from dractl.simulate.groupconstraint_report import ExtensionReason, failure_reason, placed_note
+from dractl.simulate.state import SCHEDULED
 
 # -- constraints handed to the allocator (extra claim-level constraints) ---------------------------
 
@@ -108,10 +101,18 @@ class ActiveConstraints:
     constraints: list[GroupConstraint]
     fixed: dict[int, tuple]                               # constraint index -> value key
     used: dict[int, set] = field(default_factory=dict)    # distinct: index -> value keys taken
+    # distinct: (index, value key) pairs the member being scheduled must also avoid (an
+    # alternative of the backtracking search, dractl/simulate/groupbacktrack.py)
+    forbidden: frozenset = frozenset()
 
     def key(self) -> tuple:
         return (tuple(sorted(self.fixed.items())),
-                tuple((i, frozenset(v)) for i, v in sorted(self.used.items())))
+                tuple((i, frozenset(v)) for i, v in sorted(self.used.items())), self.forbidden)
+
+    def excluded(self, i: int) -> frozenset:
+        """The values constraint `i`'s devices must avoid for the member being scheduled."""
+        extra = {key for j, key in self.forbidden if j == i}
+        return frozenset(self.used.get(i, ())) | extra
 
     def for_pod(self, state):
         """(claim model) -> extra constraints, for the pod's claims from a constrained entry."""
@@ -134,7 +135,7 @@ class ActiveConstraints:
                 if gc.kind == "matchAttribute":
                     out.append(FixedValueConstraint(gc.attribute, self.fixed[i]))
                 else:
-                    out.append(ExcludedValuesConstraint(gc.attribute, frozenset(self.used.get(i, ()))))
+                    out.append(ExcludedValuesConstraint(gc.attribute, self.excluded(i)))
             return out
         return extra
 
@@ -193,19 +194,25 @@ class Trial:
     failure: str = ""           # the first member's error that broke it
     pruned: bool = False        # skipped by the device-count bound, not scheduled
     used: dict[int, set] = field(default_factory=dict)
+    # distinctAttribute: the backtracking search across the pods (dractl/simulate/groupbacktrack.py)
+    plan: list | None = None    # per member: the values it must avoid besides the others' (replayed)
+    search: Outcome | None = None
 
+    @property
+    def timed_out(self) -> bool:
+        return self.search is not None and self.search.timed_out
 
-def _show_value(key: tuple | None) -> str:
-    if key is None:
-        return "(none)"
-    value = key[1]
-    return f'"{value}"' if isinstance(value, str) else str(value)
+    def admissible(self, required: int) -> bool:
+        """Whether placing the group this way admits it (a backtracking search: only its plan)."""
+        return self.placed >= required and (self.search is None or self.plan is not None)
 
 
 class GroupSearch:
     """The backtracking search of one group over candidate values, through the journal."""
 
-    prune = True   # the device-count bound (tests compare with it off)
+    prune = True       # the device-count bound (tests compare with it off)
+    backtrack = True   # distinctAttribute: backtrack across the pods (off: greedy in member order)
+    value_key = staticmethod(_value_key)
 
     def __init__(self, cluster, group, schedule_pod) -> None:
         self.cluster = cluster
@@ -215,14 +222,27 @@ class GroupSearch:
         self.members = group.members
         self.required = group.min_count if group.policy == "gang" else 1
         self.devices = DeviceIndex(cluster.allocator.inventory.slices)
-        timeout = cluster.options.timeout
-        self.deadline = time.monotonic() + timeout if timeout else None
+        self.distinct = [i for i, gc in enumerate(self.constraints) if gc.kind == "distinctAttribute"]
+        self.timeout = cluster.options.timeout
+        self.deadline = time.monotonic() + self.timeout if self.timeout else None
+        self.in_use = {(r.driver, r.pool, r.device) for c in cluster.claims.values()
+                       if c.allocation is not None for r in c.allocation.devices}
         self.free = self._free_values()
+        self._reachable: dict[tuple, ReachableValues] = {}
+
+    def taken_before(self, sl, dev) -> bool:
+        """In use when the group's turn comes (a device several claims may share is free)."""
+        return (sl.driver, sl.pool.name, dev.name) in self.in_use and not dev.allow_multiple_allocations
+
+    def reachable(self, assignment: dict) -> ReachableValues:
+        key = tuple(sorted(assignment.items()))
+        found = self._reachable.get(key)
+        if found is None:
+            found = self._reachable[key] = ReachableValues(self, assignment)
+        return found
 
     # -- candidate values: every value some free device has, most free devices first ----------
     def _free_values(self) -> dict[int, dict[tuple, list]]:
-        in_use = {(r.driver, r.pool, r.device) for c in self.cluster.claims.values()
-                  if c.allocation is not None for r in c.allocation.devices}
         out: dict[int, dict[tuple, list]] = {}
         for i, gc in enumerate(self.constraints):
             if gc.kind != "matchAttribute":
@@ -231,9 +251,7 @@ class GroupSearch:
             for sl in self.cluster.allocator.inventory.slices:
                 for dev in sl.devices:
                     key = _value_key(lookup_attribute(dev, gc.attribute))
-                    # A device several claims may share is free for the bound's purpose.
-                    taken = (sl.driver, sl.pool.name, dev.name) in in_use and not dev.allow_multiple_allocations
-                    if key is not None and not taken:
+                    if key is not None and not self.taken_before(sl, dev):
                         values.setdefault(key, []).append(sl.node_name or "")
             out[i] = values
         return out
@@ -305,17 +323,21 @@ class GroupSearch:
                 if active is not None:
                     self._record_used(active, m)
             elif not trial.failure:
-                first = next((r for r in m.reasons if r.severity == "error"), None)
-                trial.failure = f"{m.namespace}/{m.name}: {first.message}" if first else f"{m.namespace}/{m.name}"
+                trial.failure = self.first_error(m)
             if trial.placed + (total - n - 1) < self.required:
                 break  # like the gang cycle: minCount is out of reach under this assignment
         return trial
 
     def _record_used(self, active: ActiveConstraints, member) -> None:
-        entries = {e.get("name"): e for e in member.pod.pod_claims()}
-        for i, gc in enumerate(self.constraints):
-            if gc.kind != "distinctAttribute":
-                continue
+        for i, keys in self.member_values(member).items():
+            active.used.setdefault(i, set()).update(keys)
+
+    def member_values(self, member) -> dict[int, list]:
+        """distinctAttribute: constraint index -> the values of the member's devices from its entry."""
+        entries = {e.get("name"): e for e in member.pod.pod_claims() if isinstance(e, dict)}
+        out: dict[int, list] = {}
+        for i in self.distinct:
+            gc = self.constraints[i]
             for ref in member.claims:
                 entry = entries.get(ref.name)
                 if ref.claim is None or ref.claim.allocation is None or entry is None \
@@ -325,7 +347,21 @@ class GroupSearch:
                     dev = self.devices.get(r.driver, r.pool, r.device)
                     key = _value_key(lookup_attribute(dev, gc.attribute)) if dev is not None else None
                     if key is not None:
-                        active.used.setdefault(i, set()).add(key)
+                        out.setdefault(i, []).append(key)
+        return out
+
+    @staticmethod
+    def uses_entry(member, gc: GroupConstraint) -> bool:
+        """Whether the member's pod has a claim from the constraint's entry."""
+        return any(_same_entry(gc.entry, entry) for entry in member.pod.pod_claims())
+
+    @staticmethod
+    def first_error(member) -> str:
+        first = next((r for r in member.reasons if r.severity == "error"), None)
+        return f"{member.namespace}/{member.name}: {first.message}" if first else f"{member.namespace}/{member.name}"
+
+    snapshot = staticmethod(lambda member: _snapshot_dict(member.__dict__))
+    snapshot_copy = staticmethod(lambda snap: _snapshot_dict(snap))
 
     def trial(self, assignment: dict | None) -> Trial:
         """Schedule the members under `assignment`, then undo everything (journal rollback and
@@ -344,11 +380,39 @@ class GroupSearch:
     def timed_out(self) -> bool:
         return self.deadline is not None and time.monotonic() > self.deadline
 
+    def explore(self, assignment: dict) -> Trial:
+        """The members under `assignment`: in member order (matchAttribute only), or by the
+        backtracking search across the pods (distinctAttribute): first for a placement of every
+        member, then, for a gang whose minCount is lower, for one of at least minCount."""
+        if not self.distinct or not self.backtrack:
+            return self.trial(assignment)
+        trial = self._backtrack(assignment, len(self.members))
+        if trial.timed_out:
+            # Out of time before a placement of every member: the scheduler's order still
+            # admits the group if it places minCount (one pass, no search).
+            greedy = self.trial(assignment)
+            if greedy.placed >= self.required:
+                greedy.plan, greedy.search = [frozenset()] * len(self.members), trial.search
+                return greedy
+        if trial.plan is None and not trial.timed_out and self.required < len(self.members):
+            fewer = self._backtrack(assignment, self.required)
+            for name in ("steps", "undone", "pruned"):
+                setattr(fewer.search, name, getattr(fewer.search, name) + getattr(trial.search, name))
+            if fewer.plan is not None or fewer.timed_out:
+                return fewer
+        return trial
+
+    def _backtrack(self, assignment: dict, target: int) -> Trial:
+        active = ActiveConstraints(self.constraints, assignment)
+        outcome = Backtracking(self, assignment, target, active).run()
+        return Trial(assignment, outcome.placed, outcome.failure, plan=outcome.plan, search=outcome)
+
     def search(self) -> tuple[Trial | None, list[Trial], bool]:
         """(the assignment to place the group under, every trial made, timed out)."""
         best, tried = None, []
         for assignment in self.assignments():
-            if self.timed_out():
+            # Between matchAttribute values; the search across the pods checks the time itself.
+            if assignment and self.timed_out():
                 return best, tried, True
             skip = self.hopeless(assignment) if self.prune else None
             if skip is not None:
@@ -357,12 +421,14 @@ class GroupSearch:
                 tried.append(Trial(assignment, possible, f"not tried: its free devices hold at most "
                                    f"{possible} claim(s) of {per_claim} device(s) on their nodes", pruned=True))
                 continue
-            trial = self.trial(assignment)
+            trial = self.explore(assignment)
             tried.append(trial)
-            if trial.placed == len(self.members):
+            if trial.placed == len(self.members) and trial.admissible(self.required):
                 return trial, tried, False
-            if trial.placed >= self.required and (best is None or trial.placed > best.placed):
+            if trial.admissible(self.required) and (best is None or trial.placed > best.placed):
                 best = trial
+            if trial.timed_out:
+                return best, tried, True
         return best, tried, False
 
 
@@ -374,7 +440,12 @@ def _count(request: dict) -> int:
 
 
 def _snapshot(member) -> dict:
-    snap = dict(member.__dict__)
+    return _snapshot_dict(member.__dict__)
+
+
+def _snapshot_dict(values: dict) -> dict:
+    """A copy whose lists and dicts are copies too (restoring must not hand out the snapshot's)."""
+    snap = dict(values)
     for name, value in snap.items():
         if isinstance(value, (list, dict)):
             snap[name] = type(value)(value)
@@ -390,42 +461,46 @@ def schedule_constrained_group(cluster, group, schedule_pod) -> None:
         schedule_gang(cluster, group, schedule_pod)   # the gang's own "waiting for minCount"
         return
     chosen, tried, timed_out = search.search()
-    without = None
     label = _label(group)
     if chosen is None:
         without = search.trial(None)
         scheduled = [t for t in tried if not t.pruned]
         if scheduled:  # place under the best failing value: the members get the gang's own reasons
             _place(cluster, group, search, max(scheduled, key=lambda t: t.placed).assignment)
-        reason = _failure(search, tried, without, timed_out, label)
+        # (That placement fails too: it is the scheduler's order, the search's first path.)
+        reason = failure_reason(search, tried, without, timed_out, label)
         for m in group.members:
             m.reasons.append(reason)
         return
-    final = _place(cluster, group, search, chosen.assignment)
+    final = _place(cluster, group, search, chosen.assignment, chosen.plan)
     if final.placed >= search.required:
-        note = _placed_note(search, final, len(tried))
+        note = placed_note(search, final, chosen, len(tried))
         for m in group.members:
             if m.status == SCHEDULED:
                 m.reasons.append(ExtensionReason(C_PLACED, f"[{EXTENSION_LABEL}] {label}: {note}",
                                                  severity="info"))
         return
-    reason = _failure(search, tried, without, timed_out, label)
+    reason = failure_reason(search, tried, None, timed_out, label)
     for m in group.members:
         m.reasons.append(reason)
 
 
-def _place(cluster, group, search: GroupSearch, assignment: dict) -> Trial:
+def _place(cluster, group, search: GroupSearch, assignment: dict, plan: list | None = None) -> Trial:
     """The real placement under `assignment`: the gang cycle (all-or-nothing), or the members one
-    by one for a basic group; the constraints in force during each member's cycle."""
+    by one for a basic group; the constraints in force during each member's cycle (with the
+    values the backtracking search's `plan` has each member avoid besides the others')."""
     active = ActiveConstraints(search.constraints, assignment)
     final = Trial(assignment, 0, used=active.used)
+    avoid = {id(m): forbidden for m, forbidden in zip(group.members, plan)} if plan is not None else {}
 
     def schedule_member(member) -> None:
+        active.forbidden = avoid.get(id(member), frozenset())
         cluster.active_group_constraint = active
         try:
             schedule_pod(member)
         finally:
             cluster.active_group_constraint = None
+            active.forbidden = frozenset()
         if member.status == SCHEDULED:
             final.placed += 1
             search._record_used(active, member)
@@ -441,59 +516,3 @@ def _place(cluster, group, search: GroupSearch, assignment: dict) -> Trial:
 
 def _label(group) -> str:
     return f"PodGroup {group.namespace}/{group.name}"
-
-
-def _placed_note(search: GroupSearch, final: Trial, tried: int) -> str:
-    parts = []
-    for i, gc in enumerate(search.constraints):
-        where = f"claim {gc.entry.get('name')}"
-        if gc.kind == "matchAttribute":
-            parts.append(f"{where}: every device has {gc.attribute} = {_show_value(final.assignment[i])}")
-        else:
-            values = sorted(final.used.get(i, ()), key=repr)
-            shown = ", ".join(_show_value(v) for v in values)
-            parts.append(f"{where}: the devices have distinct {gc.attribute} values ({shown})")
-    searched = f", {tried} candidate value(s) tried" if final.assignment else ""
-    return (f"placed under its constraints ({final.placed} of {len(search.members)} pod(s)"
-            f"{searched}); " + "; ".join(parts))
-
-
-def _failure(search: GroupSearch, tried: list[Trial], without: Trial | None, timed_out: bool,
-             label: str) -> Reason:
-    n = len(search.members)
-    details = []
-    matches = [(i, gc) for i, gc in enumerate(search.constraints) if gc.kind == "matchAttribute"]
-    wanted = ", ".join(describe({gc.kind: gc.attribute}) for gc in search.constraints)
-    if matches and not any(search.free[i] for i, _ in matches):
-        attrs = ", ".join(gc.attribute for _, gc in matches)
-        message = f"no free device of the inventory has {attrs}: the constraints ({wanted}) cannot hold"
-    else:
-        what = " x ".join(gc.attribute for _, gc in matches) or "placement"
-        message = (f"no {what} value lets {search.required} of {n} pod(s) be placed together "
-                   f"with {wanted}" if matches else
-                   f"the pods cannot be placed with {wanted} ({search.required} of {n} needed)")
-        for trial in sorted(tried, key=lambda t: -t.placed)[:MAX_SHOWN_VALUES]:
-            details.append(_trial_line(search, trial, n))
-        if len(tried) > MAX_SHOWN_VALUES:
-            details.append(f"... and {len(tried) - MAX_SHOWN_VALUES} more value(s) tried")
-    if without is not None:
-        fits = without.placed >= search.required
-        details.append(f"without the PodGroup constraints: {without.placed} of {n} pod(s) placed, "
-                       + ("the group would fit" if fits else "the group would not fit either"))
-    code = C_TIMEOUT if timed_out else C_UNSATISFIED
-    if timed_out:
-        message = f"timed out (--timeout) after trying {len(tried)} value(s): " + message
-    return ExtensionReason(code, f"[{EXTENSION_LABEL}] {label}: {message}", details=tuple(details))
-
-
-def _trial_line(search: GroupSearch, trial: Trial, n: int) -> str:
-    parts = []
-    for i, key in sorted(trial.assignment.items()):
-        nodes = search.free[i].get(key, [])
-        parts.append(f"{search.constraints[i].attribute} = {_show_value(key)} ({len(nodes)} free "
-                     f"device(s) on {len(set(nodes))} node(s))")
-    head = ", ".join(parts) or "distinct values"
-    if trial.pruned:
-        return f"{head}: at most {trial.placed} of {n} pod(s), {trial.failure}"
-    tail = f"; first failure {trial.failure}" if trial.failure else ""
-    return f"{head}: {trial.placed} of {n} pod(s) placed{tail}"
