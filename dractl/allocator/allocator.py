@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
 from dractl.api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
@@ -77,6 +78,11 @@ class Allocator:
         # Counter availability per pool *name* (§6.6), valid for one version of the allocated state.
         self._counter_cache: dict = {}
         self._counter_cache_version = -1
+        # Failed searches and explanations on nodes alike, for one version of the allocated
+        # state (see _alike_key).
+        self._failed_alike: dict = {}
+        self._explained_alike: dict = {}
+        self._alike_version = -1
 
     @classmethod
     def from_inventory(cls, inventory: Inventory, cel_engine, *, gates=None, compat: Compat | None = None,
@@ -146,6 +152,11 @@ class Allocator:
             except GatherError as exc:
                 return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
             self._last_node = (node_info, node_pools)
+        alike = None if explain else self._alike_key(node_pools, claims, extra_constraints)
+        if alike is not None:
+            known = self._failed_alike.get(alike[0])
+            if known is not None:
+                return known[1]
         search = self._search(node_info, node_pools, claims, deadline, None)
         search.extra_constraints = extra_constraints
         try:
@@ -161,9 +172,13 @@ class Allocator:
         if explain:
             explanation = self._explain(node_info, node_pools, claims, deadline, extra_constraints)
         if node_pools.has_invalid:
-            return AllocationOutcome(ERROR, claims, error=INVALID_POOLS_MESSAGE, node_failure=True,
-                                     explanation=explanation, steps=search.steps)
-        return AllocationOutcome(UNSATISFIABLE, claims, explanation=explanation, steps=search.steps)
+            outcome = AllocationOutcome(ERROR, claims, error=INVALID_POOLS_MESSAGE, node_failure=True,
+                                        explanation=explanation, steps=search.steps)
+        else:
+            outcome = AllocationOutcome(UNSATISFIABLE, claims, explanation=explanation, steps=search.steps)
+        if alike is not None:
+            self._failed_alike[alike[0]] = (alike[1], outcome)
+        return outcome
 
     def explain(self, node, claims: Sequence[ResourceClaim], *, timeout: float | None = None,
                 extra_constraints: Callable | None = None) -> Explanation:
@@ -172,7 +187,31 @@ class Allocator:
         node_info = NodeInfo.from_any(node)
         node_pools = self.inventory.pools_for(node_info, self.variant)
         deadline = time.monotonic() + timeout if timeout is not None else None
-        return self._explain(node_info, node_pools, tuple(claims), deadline, extra_constraints)
+        claims = tuple(claims)
+        alike = self._alike_key(node_pools, claims, extra_constraints)
+        if alike is not None:
+            known = self._explained_alike.get(alike[0])
+            if known is not None:
+                return replace(known[1], node=node_info.name)
+        explanation = self._explain(node_info, node_pools, claims, deadline, extra_constraints)
+        if alike is not None and not explanation.partial:
+            self._explained_alike[alike[0]] = (alike[1], explanation)
+        return explanation
+
+    def _alike_key(self, node_pools, claims: tuple, extra_constraints) -> tuple | None:
+        """(key, the objects it names) under which a failed search, or its explanation, on another
+        node with the same pools holds for this node too (dractl's own shortcut): the pools are
+        shared by nodes that gathering cannot tell apart and the search reads nothing else of
+        the node, for the same claim objects and allocated state. Group constraints may read
+        the node, so a pod under them is searched anew. The key holds object ids; the entries
+        keep those objects alive, so an id cannot be reused while its entry exists."""
+        if not (self.shortcuts and node_pools.node_independent) or extra_constraints is not None:
+            return None
+        version = self.inventory.state.version
+        if version != self._alike_version:
+            self._failed_alike, self._explained_alike = {}, {}
+            self._alike_version = version
+        return (id(node_pools.candidates), tuple(map(id, claims))), (node_pools.candidates, claims)
 
     def _explain(self, node_info, node_pools, claims, deadline, extra_constraints=None) -> Explanation:
         def make_search(recorder):

@@ -41,6 +41,9 @@ class Inventory:
             self._by_pool.setdefault(sl.pool_id, []).append(sl)
         self.state = AllocatedState.from_claims(allocated_claims, features.consumable_capacity)
         self._pools: dict[tuple, NodePools | GatherError] = {}
+        # Pools shared by nodes that gathering cannot tell apart (see _node_view).
+        self._views: dict[tuple, NodePools | GatherError] = {}
+        self._view_basis: dict[bool, tuple | None] = {}
         # Allocator.could_match: selector expressions -> whether some device passes them.
         self.match_anywhere: dict[tuple, bool] = {}
 
@@ -50,15 +53,7 @@ class Inventory:
         key = (node.cache_key, variant == STABLE)
         cached = self._pools.get(key)
         if cached is None:
-            if variant == STABLE:
-                candidates = self.slices
-            else:
-                candidates = self._by_node.get(node.name, []) + self._without_node
-            try:
-                cached = gather_pools(node, candidates, self._by_pool, self.features, stable=variant == STABLE)
-            except GatherError as exc:
-                cached = exc
-            self._pools[key] = cached
+            cached = self._pools[key] = self._gather(node, variant == STABLE)
         if isinstance(cached, GatherError):
             raise cached
         return cached
@@ -66,6 +61,39 @@ class Inventory:
     def slices_of_pool(self, pool_id: tuple) -> tuple[ResourceSlice, ...]:
         """Every slice of the pool in the cluster, any node or generation (for explanations)."""
         return tuple(self._by_pool.get(pool_id, ()))
+
+    def _gather(self, node: NodeInfo, stable: bool) -> NodePools | GatherError:
+        candidates = self.slices if stable else self._by_node.get(node.name, []) + self._without_node
+        view = self._node_view(node, candidates, stable)
+        shared = self._views.get(view) if view is not None else None
+        if shared is not None:
+            return shared if isinstance(shared, GatherError) else shared.for_node(node)
+        try:
+            gathered = gather_pools(node, candidates, self._by_pool, self.features, stable=stable)
+        except GatherError as exc:
+            return self._views.setdefault(view, exc) if view is not None else exc
+        if view is not None:
+            gathered.node_independent = True
+            self._views[view] = gathered
+        return gathered
+
+    def _node_view(self, node: NodeInfo, candidates, stable: bool) -> tuple | None:
+        """What pool gathering reads of `node` (dractl's own shortcut): with no node-local slice
+        and no per-device node selection among the candidates, only the labels their node
+        selectors name (the name if one matches fields; the declared features if a slice skips
+        node operations). Nodes alike in these get the same pools, and a search over them never
+        reads the node. None when the node itself matters."""
+        if not stable and node.name in self._by_node:
+            return None
+        basis = self._view_basis.get(stable, self)
+        if basis is self:
+            basis = self._view_basis[stable] = _view_basis(candidates)
+        if basis is None:
+            return None
+        label_keys, by_name, by_features = basis
+        labels = node.labels
+        return (stable, tuple([(k in labels, labels.get(k)) for k in label_keys]),
+                node.name if by_name else None, node.declared_features if by_features else None)
 
     def device_class(self, name: str) -> DeviceClass | None:
         return self.classes.get(name)
@@ -82,3 +110,19 @@ class Inventory:
     def version(self) -> int:
         return self.state.version
 
+
+def _view_basis(candidates) -> tuple | None:
+    """(label keys the candidates' node selectors read, whether one matches fields, whether a
+    slice skips node operations), or None when a candidate is node-local or selects per device."""
+    keys: dict[str, None] = {}
+    by_name = by_features = False
+    for sl in candidates:
+        if sl.node_name or sl.per_device_node_selection:
+            return None
+        by_features = by_features or bool(sl.skip_node_operations)
+        selector = sl.node_selector
+        for term in selector.terms if selector is not None else ():
+            for requirement in term.match_expressions:
+                keys.setdefault(requirement.key, None)
+            by_name = by_name or bool(term.match_fields)
+    return tuple(keys), by_name, by_features

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 from dractl.api.resource import CounterSet, Device, ResourceSlice
@@ -93,10 +93,17 @@ class NodePools:
     # scheduler's gate is off or the node does not declare DRAOptionalNodeOperations (for
     # explanations).
     blocked_node_operations: tuple[Device, ...] = ()
+    # Gathered for every node alike (Inventory._node_view): no candidate selects nodes per
+    # device, so a search over these pools gives the same verdict on each of those nodes.
+    node_independent: bool = False
 
     @property
     def has_invalid(self) -> bool:
         return any(p.invalid for p in self.pools)
+
+    def for_node(self, node: NodeInfo) -> "NodePools":
+        """The same pools and candidates (shared, read-only) for another node alike."""
+        return replace(self, node=node, device_on_node={})
 
 
 def _add_slice(pools: dict, sl: ResourceSlice) -> None:
