@@ -210,7 +210,8 @@ def _constraint(search, rd, cand, error) -> Cause | None:
         named.append(f"{kind} {attr}{scope}")
     if search.extra_constraints is not None:
         named.append("the PodGroup's device constraints (dractl's podgroup-constraints extension)")
-    return Cause("claim constraint " + ("; ".join(named) or "(unnamed)"))
+    # The reason's own text already says "violates a claim constraint": name which one.
+    return Cause("; ".join(named) or "a constraint without requests in common")
 
 
 def _compatibility(search, rd, cand, error) -> Cause | None:
