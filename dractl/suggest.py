@@ -17,16 +17,27 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import Iterable
 
-# Candidate lists seen recently -> their names grouped by character counts. Small: a run offers
-# a handful of distinct lists (one per kind of reference target).
-_GROUPS_CACHE: dict[tuple[str, ...], list[tuple[int, tuple, list[str]]]] = {}
-_GROUPS_CACHE_SIZE = 8
+# Candidate lists seen recently -> (their names grouped by character counts, the answers given
+# so far as (word, cutoff) -> name). Small: a run offers a handful of distinct lists (one per kind
+# of reference target), and the same name is often missing from many documents.
+_CACHE: dict[tuple[str, ...], tuple[list[tuple[int, tuple, list[str]]], dict]] = {}
+_CACHE_SIZE = 8
 
 
 def closest_match(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+    groups, answers = _cached(_as_tuple(candidates))
+    key = (word, cutoff)
+    if key not in answers:
+        if len(answers) >= 4096:
+            answers.clear()
+        answers[key] = _closest(word, groups, cutoff)
+    return answers[key]
+
+
+def _closest(word: str, groups: list, cutoff: float) -> str | None:
     # The order of candidates with equal bounds does not change the answer: every candidate
     # whose bound reaches the best ratio is compared, and ties go to the larger name.
-    bounded = _bounded(word, _as_tuple(candidates), cutoff)
+    bounded = _bounded(word, groups, cutoff)
     bounded.sort(key=lambda item: item[0], reverse=True)
     matcher = SequenceMatcher()
     matcher.set_seq2(word)
@@ -42,7 +53,7 @@ def closest_match(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> 
     return best[1] if best else None
 
 
-def _bounded(word: str, candidates: tuple[str, ...], cutoff: float) -> list[tuple[float, str]]:
+def _bounded(word: str, groups: list, cutoff: float) -> list[tuple[float, str]]:
     """(quick_ratio, candidate) for every candidate whose real_quick_ratio and quick_ratio reach
     the cutoff (difflib's two cheap bounds, same formulas), grouped by character counts."""
     word_counts: dict[str, int] = {}
@@ -50,7 +61,7 @@ def _bounded(word: str, candidates: tuple[str, ...], cutoff: float) -> list[tupl
         word_counts[ch] = word_counts.get(ch, 0) + 1
     lb = len(word)
     out: list[tuple[float, str]] = []
-    for la, counts, names in _groups(candidates):
+    for la, counts, names in groups:
         length = la + lb
         # real_quick_ratio: the length bound
         if (2.0 * min(la, lb) / length if length else 1.0) < cutoff:
@@ -71,18 +82,17 @@ def _as_tuple(candidates: Iterable[str]) -> tuple[str, ...]:
     return candidates if isinstance(candidates, tuple) else tuple(candidates)
 
 
-def _groups(candidates: tuple[str, ...]) -> list[tuple[int, tuple, list[str]]]:
-    key = candidates
-    groups = _GROUPS_CACHE.get(key)
-    if groups is None:
+def _cached(candidates: tuple[str, ...]) -> tuple[list[tuple[int, tuple, list[str]]], dict]:
+    entry = _CACHE.get(candidates)
+    if entry is None:
         by_counts: dict[tuple, list[str]] = {}
-        for name in key:
+        for name in candidates:
             counts: dict[str, int] = {}
             for ch in name:
                 counts[ch] = counts.get(ch, 0) + 1
             by_counts.setdefault(tuple(sorted(counts.items())), []).append(name)
         groups = [(sum(n for _, n in counts), counts, names) for counts, names in by_counts.items()]
-        if len(_GROUPS_CACHE) >= _GROUPS_CACHE_SIZE:
-            _GROUPS_CACHE.pop(next(iter(_GROUPS_CACHE)))
-        _GROUPS_CACHE[key] = groups
-    return groups
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        entry = _CACHE[candidates] = (groups, {})
+    return entry
