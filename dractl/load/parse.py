@@ -14,7 +14,7 @@ from dractl.load.document import Document
 from dractl.load.jsontext import NonFiniteNumber, escaped, non_finite_position, \
     refuse_constant, replace_lone_surrogates
 from dractl.load.limits import DEFAULT_LIMITS, Limits
-from dractl.load.positions import PositionIndex
+from dractl.load.positions import PositionIndex, split_lines
 from dractl.load.yamlsafe import ManifestLoader
 from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_document, \
     skip_document
@@ -310,8 +310,6 @@ def _deeper_than(value, limit: int) -> bool:
 # ---- YAML -------------------------------------------------------------------------------------
 # What YAML's reader refuses anywhere in a stream (libyaml and go-yaml alike).
 _NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# YAML 1.1 line breaks, as libyaml counts them for its marks.
-_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool = False) -> None:
@@ -325,7 +323,7 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool =
     # Recovery, one document at a time (kubectl also splits a stream at `---` lines before it
     # decodes anything): a broken document hides none of the others, and the cost stays linear
     # in the size of the file however many documents are broken.
-    lines = _LINE_BREAK.split(text)
+    lines = split_lines(text)
     bounds = [i for i in range(first, len(lines)) if (i == 0 or _DOC_START.match(lines[i]))]
     for k, lo in enumerate(bounds):
         hi = bounds[k + 1] if k + 1 < len(bounds) else len(lines)
