@@ -135,8 +135,9 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     def ignore_for(name: str) -> frozenset:
         return ignore | extra_ignore(name) if extra_ignore is not None else ignore
 
-    jobs = default_jobs() if not jobs or jobs < 1 else jobs
-    processes = use_processes(items, jobs)
+    explicit = bool(jobs and jobs >= 1)
+    jobs = jobs if explicit else default_jobs()
+    processes = use_processes(items, jobs) and (explicit or cores_are_free(jobs))
     size = _parallel_chunk_size(len(items), jobs) if processes else SERIAL_CHUNK
     chunks = list(_chunks(items, size, ignore_for))
     bar = _Progress(_count_files(items), enabled=progress)
@@ -153,6 +154,24 @@ def use_processes(items: list, jobs: int) -> bool:
         return False
     sizes = [len(i.data) for i in items if isinstance(i, Source)]
     return len(sizes) >= PARALLEL_MIN_FILES or _bytes_saved(sizes, jobs) >= PARALLEL_MIN_SAVED_BYTES
+
+
+# With the default --jobs, worker processes are used only while the machine has cores to spare:
+# they cost about a quarter more CPU than one process (forks, results pickled back, each
+# worker's own schema and CEL caches), which pays only when they really run side by side. On
+# 2 cores, 10,000 documents: 2.98 s with workers against 2.37 s without at a load average of
+# 2.05; 1.73 s against ~2.4 s at 1.27. --jobs N is always obeyed.
+BUSY_MARGIN = 0.5
+
+
+def cores_are_free(jobs: int) -> bool:
+    """Whether the one-minute load average leaves room for `jobs` workers (below jobs - 0.5);
+    True where the load average is unknown."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return True
+    return load < jobs - BUSY_MARGIN
 
 
 def _in_this_process(chunks, limits: Limits, gates: FeatureGates, ignore_for,
