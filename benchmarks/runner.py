@@ -105,9 +105,32 @@ class Result:
 _SPAWN = Path(__file__).resolve().parent / "spawn.py"
 
 
+def installed_env() -> dict:
+    """The environment measured commands run in: this one, with Python's bytecode cache on, as a
+    `pip install` leaves dractl (compiled modules). Under PYTHONDONTWRITEBYTECODE=1 (set on some
+    development machines) an editable install would compile every dractl module on every run,
+    ~0.2 s of CPU that no installed copy pays and the libyaml baseline (PyYAML is compiled)
+    never pays either. benchmarks/micro.py measures start-up both ways."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def warm_bytecode() -> str:
+    """Compile dractl's modules once, before anything is measured (what pip does at install)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("dractl")
+    if spec is None or not spec.submodule_search_locations:
+        return "bytecode cache: dractl not importable here"
+    package = list(spec.submodule_search_locations)[0]
+    done = subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=installed_env(),
+                          capture_output=True, text=True)
+    return "bytecode cache warm" if done.returncode == 0 else "bytecode cache: compileall failed"
+
+
 def measure(cmd: list[str], stdout_path: Path, env: dict | None = None) -> Run:
     """Run cmd to completion; wall time, CPU time and peak RSS of exactly this command (and
-    the processes it waits for)."""
+    the processes it waits for). env: installed_env() unless given."""
+    env = installed_env() if env is None else env
     with open(stdout_path, "wb") as out, tempfile.TemporaryFile() as err, \
             tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "usage"
@@ -141,7 +164,7 @@ def run_stages(s: S.Scenario, profile: Path | None = None) -> dict:
            s.directory]
     if profile:
         cmd += ["--profile", str(profile)]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT.parent)
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT.parent, env=installed_env())
     if out.returncode != 0:
         raise RuntimeError(f"stage timing failed for {s.name}: {out.stderr.strip()[-500:]}")
     return json.loads(out.stdout)
@@ -399,9 +422,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         suite = [(n, b) for n, b in suite if any(t in n for t in args.only)]
     dractl, dractl_desc = dractl_command()
+    bytecode = warm_bytecode()
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
     context = (f"{dractl_desc}; Python {platform.python_version()}; {os.cpu_count()} CPUs; "
-               f"load average {load[0]:.2f} at start")
+               f"{bytecode}; load average {load[0]:.2f} at start")
     print(f"dractl benchmarks: {context}", flush=True)
 
     print(f"generating {len(suite)} scenarios into {out} ...", end="", flush=True)

@@ -110,6 +110,38 @@ def _convert(name: str, av: AttributeValue | None, lists: bool) -> Any:
     raise EvalError(f"attribute {name}: unsupported attribute value")
 
 
+_PLAIN = (str, int, bool)
+
+
+def content_key(device: CelDevice) -> tuple | None:
+    """Everything build_activation reads from a device, as a hashable key (types included, so
+    that True and 1 or 1 and 1.0 never share one); None for values of other types, which then
+    get an activation of their own."""
+    parts: list = [type(device.driver), device.driver,
+                   bool(getattr(device, "allow_multiple_allocations", False))]
+    for name, av in (device.attributes or {}).items():
+        if av is None:
+            parts.append((name, None))
+            continue
+        if type(av) is not AttributeValue:
+            return None
+        value = av.value
+        kind = type(value)
+        if kind is tuple:
+            if any(type(x) not in _PLAIN for x in value):
+                return None
+            value = tuple((type(x), x) for x in value)
+        elif kind not in _PLAIN:
+            return None
+        parts.append((name, av.type, kind, value))
+    parts.append("capacity")
+    for name, q in (device.capacity or {}).items():
+        if type(q) is not Quantity:
+            return None
+        parts.append((name, type(q.value), q.value, q.format))
+    return tuple(parts)
+
+
 def build_activation(device: CelDevice, gates: FeatureGates) -> Activation:
     lists = list_attributes_exposed(gates)
     driver = device.driver or ""

@@ -163,6 +163,11 @@ class SelectorEngine:
         self.cost_limit = cost_limit
         self._activations: dict[Hashable, Activation] = {}
         self._results: dict[tuple[str, Hashable], Any] = {}
+        # Devices with the same driver, attributes, capacity and allowMultipleAllocations get
+        # the same activation, and so the same result for an expression (a cluster's nodes
+        # repeat a few device shapes thousands of times): by content key, and by activation.
+        self._by_content: dict[tuple, Activation] = {}
+        self._results_by_activation: dict[tuple[str, int], Any] = {}
         self.evaluations = 0  # number of real (uncached) evaluations, for reports/tests
 
     def compile(self, expression: str) -> CompiledSelector:
@@ -171,9 +176,14 @@ class SelectorEngine:
     def activation(self, device: CelDevice) -> Activation:
         act = self._activations.get(device.key)
         if act is None:
-            from .device import build_activation
+            from .device import build_activation, content_key
 
-            act = build_activation(device, self.gates)
+            content = content_key(device)
+            act = self._by_content.get(content) if content is not None else None
+            if act is None:
+                act = build_activation(device, self.gates)
+                if content is not None:
+                    self._by_content[content] = act
             self._activations[device.key] = act
         return act
 
@@ -183,9 +193,19 @@ class SelectorEngine:
         if hit is None:
             try:
                 compiled = self.compile(expression)
-                self.evaluations += 1
-                hit = compiled.evaluate(self.activation(device), self.cost_limit)
-            except (CelCompileError, CelRuntimeError) as e:
+                activation = self.activation(device)
+                # The result depends on the activation only (kept alive in the caches above,
+                # so its id stays its own).
+                shared = (expression, id(activation))
+                hit = self._results_by_activation.get(shared)
+                if hit is None:
+                    self.evaluations += 1
+                    try:
+                        hit = compiled.evaluate(activation, self.cost_limit)
+                    except CelRuntimeError as e:
+                        hit = e
+                    self._results_by_activation[shared] = hit
+            except CelCompileError as e:
                 hit = e
             self._results[key] = hit
         if hit is True or hit is False:

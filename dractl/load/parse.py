@@ -14,7 +14,7 @@ from dractl.load.document import Document
 from dractl.load.jsontext import NonFiniteNumber, escaped, non_finite_position, \
     refuse_constant, replace_lone_surrogates
 from dractl.load.limits import DEFAULT_LIMITS, Limits
-from dractl.load.positions import PositionIndex
+from dractl.load.positions import PositionIndex, split_lines
 from dractl.load.yamlsafe import ManifestLoader
 from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_document, \
     skip_document
@@ -310,8 +310,6 @@ def _deeper_than(value, limit: int) -> bool:
 # ---- YAML -------------------------------------------------------------------------------------
 # What YAML's reader refuses anywhere in a stream (libyaml and go-yaml alike).
 _NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# YAML 1.1 line breaks, as libyaml counts them for its marks.
-_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool = False) -> None:
@@ -325,7 +323,7 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool =
     # Recovery, one document at a time (kubectl also splits a stream at `---` lines before it
     # decodes anything): a broken document hides none of the others, and the cost stays linear
     # in the size of the file however many documents are broken.
-    lines = _LINE_BREAK.split(text)
+    lines = split_lines(text)
     bounds = [i for i in range(first, len(lines)) if (i == 0 or _DOC_START.match(lines[i]))]
     for k, lo in enumerate(bounds):
         hi = bounds[k + 1] if k + 1 < len(bounds) else len(lines)
@@ -363,7 +361,7 @@ def _char_at(text: str, line: int, column: int) -> str:
 def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource,
                         limits: Limits) -> int | None:
     """Parse one segment; returns the absolute 0-based line of a syntax error, or None."""
-    if len(segment) > STREAM_FROM_BYTES:
+    if _has_big_document(segment):
         mark = (len(out.documents), len(out.findings), out.raw_documents)
         try:
             return _parse_yaml_events(segment, offset, out, limits)
@@ -396,6 +394,23 @@ def _parse_yaml_segment(segment: str, offset: int, out: ParsedSource,
             index += 1
     finally:
         loader.dispose()
+
+
+def _has_big_document(segment: str) -> bool:
+    """Whether some document of the segment may be over STREAM_FROM_BYTES. Composing holds one
+    document's nodes at a time (about 45 times its text), so a big file of small documents is
+    composed -- about a fifth faster than building from events -- and only a big document is
+    built from the event stream. Documents are told apart by their `---` lines, as the recovery
+    below does: a misjudged boundary costs memory, never a different result (both paths build
+    the same values, tests/unit/test_yamlstream.py)."""
+    if len(segment) <= STREAM_FROM_BYTES:
+        return False
+    last = 0
+    for start in _DOC_START.finditer(segment):
+        if start.start() - last > STREAM_FROM_BYTES:
+            return True
+        last = start.start()
+    return len(segment) - last > STREAM_FROM_BYTES
 
 
 def _parse_yaml_events(segment: str, offset: int, out: ParsedSource,

@@ -17,6 +17,14 @@ from dractl.load.yamlsafe import NodeLoader
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
+def split_lines(text: str) -> list[str]:
+    """text split at YAML line breaks; str.split when "\n" is the only one (nearly always:
+    the same list, ~20 times faster than the regular expression)."""
+    if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return _LINE_BREAK.split(text)
+    return text.split("\n")
+
+
 class PositionIndex:
     """Positions for one parsed text segment (a whole file, or the part after a syntax error)."""
 
@@ -89,7 +97,7 @@ class PositionIndex:
         if doc_index == 0 and len(self.doc_lines) == 1 and self.doc_lines[0] == 0:
             return self._text  # the whole segment: no copy (libyaml counts lines the same)
         if self._lines is None:
-            self._lines = _LINE_BREAK.split(self._text)
+            self._lines = split_lines(self._text)
         start = self.doc_lines[doc_index]
         end = self.doc_lines[doc_index + 1] if doc_index + 1 < len(self.doc_lines) else None
         return "\n".join(self._lines[start:end])

@@ -57,12 +57,14 @@ class DryRunOptions:
 
 
 def check(paths: list[str], options: CheckOptions, *,
-          aliases: dict[str, str] | None = None, inventory: list[str] | tuple = ()) -> Result:
+          aliases: dict[str, str] | None = None, inventory: list[str] | tuple = (),
+          while_waiting: Callable[[], None] | None = None) -> Result:
     """Load and validate `paths` (files, directories, - for stdin).
 
     inventory: those of `paths` that describe cluster state (-i): their objects' findings are
     warnings (unless options.strict_inventory) and only findings on what the allocator reads
-    leave an object out (dractl.validate.pipeline.makes_unusable)."""
+    leave an object out (dractl.validate.pipeline.makes_unusable).
+    while_waiting: what to do here while worker processes validate (dractl.pipeline.executor)."""
     from dractl.pipeline.executor import validate_paths
     from dractl.validate.pipeline import InventoryPolicy
 
@@ -72,7 +74,8 @@ def check(paths: list[str], options: CheckOptions, *,
                          ignore=options.ignore, jobs=options.jobs, exclude=options.exclude,
                          extra_ignore=options.extra_ignore,
                          explicit_excluded=options.explicit_excluded, progress=options.progress,
-                         aliases=aliases, stdin=options.stdin, kinds=options.kinds, inventory=policy)
+                         aliases=aliases, stdin=options.stdin, kinds=options.kinds, inventory=policy,
+                         while_waiting=while_waiting)
     findings = run.validated.findings
     if options.strict:
         # --strict is about what the user applies; inventory findings follow --strict-inventory.
@@ -110,7 +113,8 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
     from dractl.pipeline.sources import resolve_inventory
 
     inventory = resolve_inventory(list(dry.inventory), aliases)
-    result = check(inventory + list(paths), options, aliases=aliases, inventory=inventory)
+    result = check(inventory + list(paths), options, aliases=aliases, inventory=inventory,
+                   while_waiting=_import_dry_run)
     result.command = command
     plan = _simulate(result.validated, options.gates, dry, progress=options.progress)
     if dry.node and dry.node not in plan.nodes:
@@ -119,6 +123,16 @@ def dry_run(paths: list[str], options: CheckOptions, dry: DryRunOptions, *,
         raise UsageError(f"--node {dry.node}: no such node in the inputs (nodes: {shown}{more})")
     result.plan = plan
     return result
+
+
+def _import_dry_run() -> None:
+    """The dry run's modules (scheduler, allocator, CEL, env stage: ~0.2 s), imported while
+    worker processes validate the inputs rather than after them."""
+    import dractl.cel.device  # noqa: F401
+    import dractl.cel.engine  # noqa: F401
+    import dractl.cel.interp  # noqa: F401
+    import dractl.downward  # noqa: F401
+    _simulator()
 
 
 def inventory_sources(paths, aliases: dict[str, str] | None) -> tuple:

@@ -90,8 +90,8 @@ def check_env_refs(docs: Sequence[Any]) -> list[tuple[int, Finding]]:
         spec_path = pod_spec_path(_str(d.get("kind")), created_only=True) \
             if isinstance(d, dict) else None
         spec = _get(d, spec_path) if spec_path else None
-        if not isinstance(spec, dict):
-            continue
+        if not isinstance(spec, dict) or not _has_env(spec):
+            continue  # nothing to lint (most pods): no per-pod lookups
         ns = _str(_get(d, ("metadata", "namespace"))) or "default"
         pod_claims = {_str(c.get("name")): c for c in _list(spec.get("resourceClaims"))
                       if isinstance(c, dict)}
@@ -120,6 +120,14 @@ def check_env_refs(docs: Sequence[Any]) -> list[tuple[int, Finding]]:
                             ref, base + ("valueFrom", "resourceSliceAttributeRef"), ns, pod_claims,
                             templates, claims, classes))
     return out
+
+
+def _has_env(spec: dict) -> bool:
+    for section in ("initContainers", "containers"):
+        for container in _list(spec.get(section)):
+            if isinstance(container, dict) and _list(container.get("env")):
+                return True
+    return False
 
 
 def _check_ref(ref: dict, path: tuple, ns: str, pod_claims: dict, templates: dict, claims: dict,

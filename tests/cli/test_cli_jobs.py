@@ -246,3 +246,35 @@ def test_gc_policy_of_the_dractl_process_and_of_library_callers(big_tree, monkey
         gc.unfreeze()
         gc.enable()
 
+
+
+def test_default_jobs_use_workers_only_while_cores_are_free(monkeypatch):
+    """The default --jobs runs in this process when other work keeps the cores busy (the
+    output is the same either way); an explicit --jobs N is always obeyed."""
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.2, 0.2, 0.2))
+    assert parallel.cores_are_free(2)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (1.6, 1.0, 1.0))
+    assert not parallel.cores_are_free(2)
+    assert parallel.cores_are_free(4)
+
+    def no_loadavg():
+        raise OSError("no load average here")
+    monkeypatch.setattr(parallel.os, "getloadavg", no_loadavg)
+    assert parallel.cores_are_free(2)
+
+
+def test_busy_machine_default_jobs_stays_in_this_process(big_tree, monkeypatch):
+    from dractl.api.versions import parse_feature_gates
+    from dractl.load.limits import Limits
+
+    monkeypatch.chdir(big_tree)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    made = []
+    monkeypatch.setattr(parallel, "_make_pool", lambda workers: made.append(workers))
+    gates = parse_feature_gates("", "1.37")
+    busy = parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=None)
+    assert made == []
+    explicit = parallel.validate_paths(["."], limits=Limits(), gates=gates, jobs=2)
+    assert made == [2]
+    assert [f.sort_key() for f in busy.validated.findings] == \
+        [f.sort_key() for f in explicit.validated.findings]

@@ -158,6 +158,20 @@ def _check_owner_references(em: Emitter, refs: Any, path: tuple) -> None:
 
 _cel_cache: dict[tuple, Any] = {}
 _CEL_CACHE_MAX = 4096
+# id(gates) -> (gates, gates.key()): the key sorts every gate of the release, and a corpus asks
+# for it once per CEL expression (the gates object itself is kept so its id stays its own).
+_gate_keys: dict[int, tuple[Any, tuple]] = {}
+
+
+def _gates_key(gates: Any) -> tuple:
+    known = _gate_keys.get(id(gates))
+    if known is not None and known[0] is gates:
+        return known[1]
+    key = gates.key()
+    if len(_gate_keys) >= 64:
+        _gate_keys.clear()
+    _gate_keys[id(gates)] = (gates, key)
+    return key
 
 
 def _compile_errors(expression: str, gates: Any) -> list | None:
@@ -166,7 +180,7 @@ def _compile_errors(expression: str, gates: Any) -> list | None:
     Imported lazily: the rest of the validation must work without (or with a broken) CEL layer.
     """
     try:
-        key = (expression, gates.key())
+        key = (expression, _gates_key(gates))
     except Exception:  # noqa: BLE001
         key = None
     if key is not None and key in _cel_cache:

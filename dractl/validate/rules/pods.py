@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from dractl.api.versions import known_gates
+from dractl.api.versions import gate_specs
 from dractl.findings import ERROR, INFO, register
 from dractl.models.controllers import pod_spec_location
 
@@ -81,7 +81,7 @@ def check_pod_spec(em: Emitter, spec: dict, path: tuple) -> None:
     if claims is BAD:
         claims = []
     # The gate is gone from 1.38 (#141946, GA and locked since 1.35): the field is always kept.
-    if claims and "DynamicResourceAllocation" in known_gates(em.gates.version) \
+    if claims and "DynamicResourceAllocation" in gate_specs(em.gates.version) \
             and not common.gate_enabled(em, "DynamicResourceAllocation"):
         common.gate_dropped(em, "DynamicResourceAllocation", "resourceClaims",
                             path + ("resourceClaims",))

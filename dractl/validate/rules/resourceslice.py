@@ -169,41 +169,59 @@ def _drop_disabled(em: Emitter, spec: dict) -> None:
     binding = binding_conditions_on and gate("DRAResourceClaimDeviceStatus")
     missing = ("DRADeviceBindingConditions" if not binding_conditions_on
                else "DRAResourceClaimDeviceStatus")
+    # Per device, in this order: (gate off?, key, gate named, consequence). Paths are built only
+    # for a field that is there (a slice of a thousand plain devices drops nothing).
+    device_drops = []
+    if not taints_on:
+        device_drops.append(("taints", "DRADeviceTaints"))
+    if not partitionable_on:
+        device_drops += [(key, "DRAPartitionableDevices")
+                         for key in ("consumesCounters", "nodeName", "nodeSelector", "allNodes")]
+    if not binding:
+        device_drops += [(key, missing)
+                         for key in ("bindsToNode", "bindingConditions", "bindingFailureConditions")]
+    if not consumable_on:
+        device_drops.append(("allowMultipleAllocations", "DRAConsumableCapacity"))
     for i, device in enumerate(devices):
         if not isinstance(device, dict):
             continue
         dpath = ("spec", "devices", i)
-        if not taints_on:
-            drop(device, "taints", "DRADeviceTaints", dpath + ("taints",))
-        if not partitionable_on:
-            for key in ("consumesCounters", "nodeName", "nodeSelector", "allNodes"):
-                drop(device, key, "DRAPartitionableDevices", dpath + (key,))
-        if not binding:
-            for key in ("bindsToNode", "bindingConditions", "bindingFailureConditions"):
-                drop(device, key, missing, dpath + (key,))
-        if not consumable_on:
-            drop(device, "allowMultipleAllocations", "DRAConsumableCapacity",
-                 dpath + ("allowMultipleAllocations",))
-            capacity = device.get("capacity")
-            if isinstance(capacity, dict):
-                for key in sorted(k for k in capacity if isinstance(k, str)):
-                    value = capacity[key]
-                    if isinstance(value, dict):
-                        drop(value, "requestPolicy", "DRAConsumableCapacity",
-                             dpath + ("capacity", MapKey(key), "requestPolicy"))
-        if not node_allocatable_on:
+        for key, gate_name in device_drops:
+            if device.get(key) is not None:
+                drop(device, key, gate_name, dpath + (key,))
+            if key == "allowMultipleAllocations":
+                _drop_request_policies(drop, device, dpath)
+        if not node_allocatable_on and device.get(node_allocatable) is not None:
             drop(device, node_allocatable, "DRANodeAllocatableResources",
                  dpath + (node_allocatable,))
         if not list_attributes_on:
-            attributes = device.get("attributes")
-            if isinstance(attributes, dict):
-                for key in sorted(k for k in attributes if isinstance(k, str)):
-                    value = attributes[key]
-                    if isinstance(value, dict):
-                        for member in _ATTR_LISTS:
-                            drop(value, member, "DRAListTypeAttributes",
-                                 dpath + ("attributes", MapKey(key), member),
-                                 "the attribute is left without a value")
+            _drop_list_attributes(drop, device, dpath)
+
+
+def _drop_request_policies(drop, device: dict, dpath: tuple) -> None:
+    capacity = device.get("capacity")
+    if not isinstance(capacity, dict):
+        return
+    for key in sorted(k for k in capacity if isinstance(k, str)):
+        value = capacity[key]
+        if isinstance(value, dict) and value.get("requestPolicy") is not None:
+            drop(value, "requestPolicy", "DRAConsumableCapacity",
+                 dpath + ("capacity", MapKey(key), "requestPolicy"))
+
+
+def _drop_list_attributes(drop, device: dict, dpath: tuple) -> None:
+    attributes = device.get("attributes")
+    if not isinstance(attributes, dict):
+        return
+    for key in sorted(k for k in attributes if isinstance(k, str)):
+        value = attributes[key]
+        if not isinstance(value, dict):
+            continue
+        for member in _ATTR_LISTS:
+            if value.get(member) is not None:
+                drop(value, member, "DRAListTypeAttributes",
+                     dpath + ("attributes", MapKey(key), member),
+                     "the attribute is left without a value")
 
 
 # -- node selection ---------------------------------------------------------------------------
