@@ -32,7 +32,7 @@ def test_hostile_config_file(tmp_path, monkeypatch, name):
     # every command reads the file the same way; the cheap configs go through all three
     commands = ["validate"] if len(CONFIGS[name]) > 10_000 else ["validate", "allocate", "env"]
     for command in commands:
-        run = run_inproc([command, "m.yaml"], time_limit=20)
+        run = run_inproc([command, "m.yaml"], time_limit=120)  # runaway guard, not a speed target
         assert_ok(run)
         assert run.code in (1, 2)
 
@@ -45,6 +45,6 @@ def test_catastrophic_glob_in_config(tmp_path):
     (deep / "b.yaml").write_bytes(GOOD)
     (tmp_path / ".dractl.yaml").write_text("exclude: ['" + "**/" * 12 + "nomatch.yaml', '"
                                            + "*a" * 14 + "z']\n")
-    run = run_subprocess(["validate", "a"], cwd=tmp_path, timeout=5)
+    run = run_subprocess(["validate", "a"], cwd=tmp_path, timeout=60)  # backtracking takes hours
     assert_ok(run)
     assert run.code == 1
