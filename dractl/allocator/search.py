@@ -232,11 +232,7 @@ class Search:
             return False
         if k >= rd.need:
             return self._next(c, rd.at.request + 1)
-        taken = len(self.results[c])
-        if rd.need - k > MAX_DEVICES - taken and (
-                self.compat.claim_limit_overflow_safe or go_int(go_int(taken + rd.need) - k) > MAX_DEVICES):
-            # Before #141307 the total is a Go int: an alternative within 32 of the int range, behind
-            # devices the claim already has, wraps negative and is searched instead of pruned.
+        if rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
             raise MaxSizeExceeded()
         if all_mode:
             return self._all_mode_device(rd, k)
@@ -304,6 +300,15 @@ class Search:
                 return True
             undo()
         return False
+
+    def _over_claim_limit(self, c: int, rd: RequestData, k: int) -> bool:
+        """Whether the remaining devices of `rd` take claim `c` over the limit, as the release
+        computes it (called only when they do in exact arithmetic). Before #141307 the total is a
+        Go int: an alternative within 32 of the int range, behind devices the claim already has,
+        wraps negative and is searched instead of pruned."""
+        if self.compat.claim_limit_overflow_safe:
+            return True
+        return go_int(go_int(len(self.results[c]) + rd.need) - k) > MAX_DEVICES
 
     def _all_mode_device(self, rd: RequestData, k: int) -> bool:
         """allocationMode All: device `k` of the request's fixed set, or fail."""
