@@ -100,13 +100,62 @@ def violates_policy(amount: Quantity, policy: CapacityRequestPolicy | None, frac
     return False
 
 
+def qualified(name: str, driver: str) -> str:
+    """The fully-qualified form of a capacity name: an unqualified one belongs to the driver."""
+    return name if "/" in name else f"{driver}/{name}"
+
+
+def requests_for_device(requests: Mapping[str, Quantity], caps: Mapping[str, DeviceCapacity],
+                        driver: str) -> dict[str, Quantity] | None:
+    """1.38 (#142202): the capacity requests keyed by the device's own capacity names, matching
+    names by their fully-qualified form; None when a requested capacity is not on the device.
+    Where a request (or a device) spells one capacity both ways, the fully-qualified spelling
+    wins (upstream: "prefers fully-qualified"; before, whichever came last in map order)."""
+    device_name: dict[str, str] = {}
+    for name in caps:
+        fqn = qualified(name, driver)
+        if fqn not in device_name or "/" in name:
+            device_name[fqn] = name
+    wanted: dict[str, tuple[bool, Quantity]] = {}
+    for key, amount in requests.items():
+        fqn = qualified(key, driver)
+        if fqn not in wanted or "/" in key:
+            wanted[fqn] = ("/" in key, amount)
+    out: dict[str, Quantity] = {}
+    for fqn, (_, amount) in wanted.items():
+        name = device_name.get(fqn)
+        if name is None:
+            return None
+        out[name] = amount
+    return out
+
+
+def _committed_for_device(committed: Mapping[str, Fraction], driver: str) -> dict[str, Fraction]:
+    """#142202: committed amounts by fully-qualified name, so a share recorded under one spelling
+    counts against the capacity after the driver switched to the other."""
+    out: dict[str, Fraction] = {}
+    for name, amount in committed.items():
+        fqn = qualified(name, driver)
+        out[fqn] = out.get(fqn, Fraction(0)) + amount
+    return out
+
+
 def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
                   committed: Mapping[str, Fraction] | None, inflight: Mapping[str, Fraction] | None,
-                  fractional: bool = False) -> bool:
+                  fractional: bool = False, driver: str | None = None) -> bool:
     """The capacity check of §7.2: False when a requested capacity is not defined on the device,
-    an amount violates the device's request policy, or it does not fit next to what is consumed."""
+    an amount violates the device's request policy, or it does not fit next to what is consumed.
+    `driver`: the device's driver when names are compared fully qualified (1.38, #142202); None
+    compares them literally, as releases before 1.38 do."""
     caps = device.capacities
-    if requests:
+    if driver is not None:
+        if requests:
+            requests = requests_for_device(requests, caps, driver)
+            if requests is None:
+                return False
+        if committed:
+            committed = _committed_for_device(committed, driver)
+    elif requests:
         for name in requests:
             if name not in caps:
                 return False
@@ -116,7 +165,7 @@ def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
             return False
         total = amount.value
         if committed:
-            used = committed.get(name)
+            used = committed.get(qualified(name, driver) if driver is not None else name)
             if used:
                 total = total + used
         if inflight:
@@ -129,7 +178,11 @@ def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
 
 
 def consumed_capacity(requests: Mapping[str, Quantity] | None, device: Device,
-                      fractional: bool = False) -> dict[str, Quantity]:
-    """consumedCapacity recorded for a share: every capacity of the device (§7.4)."""
+                      fractional: bool = False, driver: str | None = None) -> dict[str, Quantity]:
+    """consumedCapacity recorded for a share: every capacity of the device (§7.4), under the
+    device's own names (upstream keeps the slice's spelling in results, #142202 included).
+    `driver`: as for capacity_fits."""
+    if driver is not None and requests:
+        requests = requests_for_device(requests, device.capacities, driver) or {}
     return {name: consumed_amount(requests.get(name) if requests else None, cap, fractional)
             for name, cap in device.capacities.items()}

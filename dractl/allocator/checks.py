@@ -90,7 +90,7 @@ def capacity_alone(search, rd, cand) -> bool:
     counts what this attempt has picked)."""
     return not search.f.consumable_capacity or capacity_fits(
         rd.cap_requests, cand.device, search.state.committed_capacity(cand.id), None,
-        search.f.fractional_capacity_range)
+        search.f.fractional_capacity_range, search.capacity_driver(cand))
 
 
 def counters_supported(search, rd, cand) -> bool:

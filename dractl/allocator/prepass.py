@@ -17,6 +17,12 @@ from dractl.allocator.pools import Candidate
 MAX_DEVICES = ALLOCATION_RESULTS_MAX_SIZE
 
 
+def go_int(value: int) -> int:
+    """`value` as Go's 64-bit int holds it: sums past the int range wrap around (two's complement).
+    The snapshot's device-limit arithmetic is done in such ints (upstream #141323)."""
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
 class RequestIndex(NamedTuple):
     """Where a (sub)request sits: claim, request of the claim, subrequest of a firstAvailable
     request (None for a request without subrequests)."""
@@ -89,17 +95,16 @@ def prepare(search) -> None:
                 subs = tuple([_request_data(search, RequestIndex(c, j, s), req, sub)
                               for s, sub in enumerate(req.first_available)])
                 entries.append(subs)
-                lower_bound += min([rd.need for rd in subs])
+                need = min([rd.need for rd in subs])
             elif req.exactly is not None:
                 rd = _request_data(search, RequestIndex(c, j, None), req, req.exactly)
                 entries.append(rd)
-                lower_bound += rd.need
+                need = rd.need
             else:
                 raise AllocationError(f"resource claim {claim.ref}, request {req.name}: unknown request type")
+            lower_bound = _add_to_claim(search, claim, req, lower_bound, need)
             depth += 3
-        if lower_bound > MAX_DEVICES:
-            raise AllocationError(f"claim {claim.ref}: number of requested devices {lower_bound} "
-                                  f"exceeds the claim limit of {MAX_DEVICES}")
+        _check_claim_bound(claim, lower_bound)
         search.claim_reqs.append(entries)
         search.constraints.append(_constraints(search, claim) if claim.constraints else [])
         search.results.append([])
@@ -110,6 +115,31 @@ def prepare(search) -> None:
             rd.last = True
     if sys.getrecursionlimit() < depth:
         sys.setrecursionlimit(depth)
+
+
+def _add_to_claim(search, claim: ResourceClaim, req: DeviceRequest, bound: int, need: int) -> int:
+    """The claim's lower bound with one more request. From #141307 (1.38, and the latest patches of
+    1.34-1.37) a request is checked against the room left in the claim, so no sum overflows and
+    the error names the request (the wording after "request <name>:" is dractl's: the upstream
+    text is not in the store). Before, the sum is a Go int that wraps."""
+    if not search.compat.claim_limit_overflow_safe:
+        return go_int(bound + need)
+    if need > MAX_DEVICES - bound:
+        raise AllocationError(f"claim {claim.ref}, request {req.name}: number of requested devices "
+                              f"{bound + need} exceeds the claim limit of {MAX_DEVICES}")
+    return bound + need
+
+
+def _check_claim_bound(claim: ResourceClaim, bound: int) -> None:
+    if bound > MAX_DEVICES:
+        raise AllocationError(f"claim {claim.ref}: number of requested devices {bound} "
+                              f"exceeds the claim limit of {MAX_DEVICES}")
+    if bound < 0:
+        # The snapshot sizes the claim's result list with the wrapped, negative sum: kube-scheduler
+        # panics ("makeslice: cap out of range") and restarts (#141323). dractl reports it.
+        raise AllocationError(f"claim {claim.ref}: kube-scheduler crashes (panic: runtime error: makeslice: "
+                              "cap out of range): the device counts of the claim's requests add up past "
+                              "the int range (fixed by upstream #141307)")
 
 
 def _check_request_features(f, ref: str, req: DeviceRequest) -> None:

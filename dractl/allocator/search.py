@@ -28,7 +28,7 @@ from dractl.allocator.features import AllocatorFeatures, Compat
 from dractl.allocator.inventory import Inventory
 from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.pools import Candidate, NodePools
-from dractl.allocator.prepass import MAX_DEVICES, RequestData, RequestIndex, prepare
+from dractl.allocator.prepass import MAX_DEVICES, RequestData, RequestIndex, go_int, prepare
 
 __all__ = ["InternalResult", "RequestData", "RequestIndex", "Search", "MAX_DEVICES"]
 
@@ -71,6 +71,11 @@ class Search:
         self.groups = GroupBook(self.state) \
             if features.compatibility_groups and node_pools.has_compatibility_groups else None
         self.in_use = self.state.exclusive_ids()  # live view: device ID -> allocated exclusively
+        # 1.38 (#140798): a live committed share also keeps a device that no longer allows
+        # multiple allocations from being allocated exclusively. None = not checked.
+        self.shared = self.state.shared_ids() \
+            if compat.shared_device_not_exclusive and features.consumable_capacity else None
+        self.qualified_names = compat.qualified_capacity_names   # 1.38 (#142202)
         self.new_share_id = new_share_id
         self.deadline = deadline
         self.rec = recorder
@@ -151,7 +156,12 @@ class Search:
     def capacity_alone(self, rd: RequestData, cand: Candidate) -> bool:
         return not self.f.consumable_capacity or capacity_fits(
             rd.cap_requests, cand.device, self.state.committed_capacity(cand.id), None,
-            self.f.fractional_capacity_range)
+            self.f.fractional_capacity_range, self.capacity_driver(cand))
+
+    def capacity_driver(self, cand: Candidate) -> str | None:
+        """The driver that qualifies the device's capacity names (1.38, #142202), or None where
+        capacity names are compared literally."""
+        return cand.id[0] if self.qualified_names else None
 
     def _nothing_to_evaluate(self, c: int, rd: RequestData, start: int) -> bool:
         """True when scanning candidates[start:] for `rd` could have no effect besides failing:
@@ -222,7 +232,7 @@ class Search:
             return False
         if k >= rd.need:
             return self._next(c, rd.at.request + 1)
-        if len(self.results[c]) + rd.need - k > MAX_DEVICES:
+        if rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
             raise MaxSizeExceeded()
         if all_mode:
             return self._all_mode_device(rd, k)
@@ -266,7 +276,7 @@ class Search:
             # CAPACITY
             if cc and not (skip_capacity and not dev.capacities) and not capacity_fits(
                     rd.cap_requests, dev, self.state.committed_capacity(did), self.inflight.get(did),
-                    self.f.fractional_capacity_range):
+                    self.f.fractional_capacity_range, did[0] if self.qualified_names else None):
                 if rec is not None:
                     rec(rd, cand, R.CAPACITY)
                 continue
@@ -290,6 +300,15 @@ class Search:
                 return True
             undo()
         return False
+
+    def _over_claim_limit(self, c: int, rd: RequestData, k: int) -> bool:
+        """Whether the remaining devices of `rd` take claim `c` over the limit, as the release
+        computes it (called only when they do in exact arithmetic). Before #141307 the total is a
+        Go int: an alternative within 32 of the int range, behind devices the claim already has,
+        wraps negative and is searched instead of pruned."""
+        if self.compat.claim_limit_overflow_safe:
+            return True
+        return go_int(go_int(len(self.results[c]) + rd.need) - k) > MAX_DEVICES
 
     def _all_mode_device(self, rd: RequestData, k: int) -> bool:
         """allocationMode All: device `k` of the request's fixed set, or fail."""
@@ -330,6 +349,8 @@ class Search:
                 return R.IN_USE
             if self.allocating.get(did):
                 return R.ALLOCATING
+            if not multi and self.shared is not None and did in self.shared:
+                return R.IN_USE
         if verdict == R.COUNTERS_DISABLED:
             return R.COUNTERS_DISABLED
         took_counters = False
@@ -399,7 +420,7 @@ class Search:
         share_id = consumed = None
         if self.f.consumable_capacity and (rd.cap_requests or dev.capacities or not self.shortcuts):
             if not capacity_fits(rd.cap_requests, dev, self.state.committed_capacity(did), inflight.get(did),
-                                 self.f.fractional_capacity_range):
+                                 self.f.fractional_capacity_range, self.capacity_driver(cand)):
                 # Snapshot: constraints and counters stay reserved on this path (fixed upstream later).
                 if release:
                     for con in constraints:
@@ -410,7 +431,8 @@ class Search:
                         allocating[did].discard(c)
                 return R.CAPACITY
         if multi:
-            amounts = consumed_capacity(rd.cap_requests, dev, self.f.fractional_capacity_range)
+            amounts = consumed_capacity(rd.cap_requests, dev, self.f.fractional_capacity_range,
+                                        self.capacity_driver(cand))
             share_id = self.new_share_id()
             entry = inflight.setdefault(did, {})
             for name, q in amounts.items():

@@ -89,6 +89,12 @@ class AllocatedState:
         """Allocated in any way that consumes counters: exclusive, a share, or consumed capacity."""
         return device_id in self._exclusive or device_id in self._shared_devices or device_id in self._capacity
 
+    def shared_ids(self):
+        """The live set-like view of devices with at least one committed share (shareID) or
+        committed consumed capacity: `deviceCapacityInUse` for committed state (upstream #140437,
+        #140798). Read only; it follows later changes."""
+        return _SharedView(self._shared_devices, self._capacity)
+
     def committed_capacity(self, device_id: DeviceID) -> Mapping[str, Fraction] | None:
         """`AggregatedCapacity[device]`, or None when the device has no entry."""
         return self._capacity.get(device_id)
@@ -106,3 +112,15 @@ class AllocatedState:
 def claim_key(claim: ResourceClaim) -> str:
     """Identity of a claim in the allocated state: uid if set, else namespace/name."""
     return claim.uid or claim.ref
+
+
+class _SharedView:
+    """`device_id in view`: the device has a committed share or committed consumed capacity."""
+
+    __slots__ = ("_shares", "_capacity")
+
+    def __init__(self, shares, capacity):
+        self._shares, self._capacity = shares, capacity
+
+    def __contains__(self, device_id) -> bool:
+        return device_id in self._shares or device_id in self._capacity

@@ -20,12 +20,14 @@ from dractl.cel import SelectorEngine
     ("1.34", False, False), ("1.35", False, False), ("1.36", True, False), ("1.37", True, True),
     ("1.38", True, True), ("garbage", False, False), (None, False, False)])
 def test_compat_follows_the_release(version, reserved, distinct):
-    assert Compat.for_release(version) == Compat(release_reserved_state=reserved, distinct_all_devices=distinct)
+    compat = Compat.for_release(version)
+    assert (compat.release_reserved_state, compat.distinct_all_devices) == (reserved, distinct)
 
 
 def test_allocator_takes_compat_from_the_gates_unless_given():
-    assert Allocator(FeatureGates("1.35")).compat == Compat()
-    assert Allocator(FeatureGates("1.37")).compat == Compat(True, True)
+    # #141307 is in every release's latest patch (cherry-picked to 1.34-1.37).
+    assert Allocator(FeatureGates("1.35")).compat == Compat(claim_limit_overflow_safe=True)
+    assert Allocator(FeatureGates("1.37")).compat == Compat(True, True, claim_limit_overflow_safe=True)
     assert Allocator(FeatureGates("1.37"), compat=Compat()).compat == Compat()
 
 
