@@ -35,6 +35,7 @@ class Deadline:
         self._end = None
         self._timer: threading.Timer | None = None
         self._active = False
+        self._ignored_sigint = False
 
     def __enter__(self) -> "Deadline":
         global _current, _expired_after
@@ -43,6 +44,7 @@ class Deadline:
         if self.seconds is not None:
             self._end = time.monotonic() + self.seconds
             self._active = True
+            self._listen_when_sigint_is_ignored()
             self._timer = threading.Timer(self.seconds, self._fire)
             self._timer.daemon = True
             self._timer.start()
@@ -53,8 +55,21 @@ class Deadline:
         self._active = False
         if self._timer is not None:
             self._timer.cancel()
+        if self._ignored_sigint:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            self._ignored_sigint = False
         if _current is self:
             _current = None
+
+    def _listen_when_sigint_is_ignored(self) -> None:
+        """A process started in the background by a non-interactive shell (`dractl ... &` in a
+        CI script) inherits SIGINT ignored, and the deadline's SIGINT would never arrive. Then
+        SIGINT raises only once the deadline has fired; any other SIGINT stays ignored."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            signal.signal(signal.SIGINT, _interrupt_if_expired)
+            self._ignored_sigint = True
 
     def _fire(self) -> None:
         global _expired_after
@@ -73,6 +88,11 @@ class Deadline:
 
 _current: Deadline | None = None
 _expired_after: float | None = None  # seconds of the last deadline that fired (for the message)
+
+
+def _interrupt_if_expired(signum, frame) -> None:
+    if _current is not None and _current.expired:
+        raise KeyboardInterrupt
 
 
 def current() -> Deadline | None:
