@@ -141,6 +141,13 @@ def many_files(tmp_path_factory):
     return root
 
 
+def _as_a_foreground_command() -> None:
+    """SIGINT as a command typed at a terminal gets it: when the tests themselves run in the
+    background of a non-interactive shell (`.ci/run &`), SIGINT is inherited ignored, and dractl
+    keeps it ignored as every program should."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signal_at_random_moments_of_a_parallel_run_leaves_nothing(many_files, signum, code):
     """A parallel `validate -j2` over 400 files, the signal sent at a random moment, six times:
@@ -149,7 +156,7 @@ def test_signal_at_random_moments_of_a_parallel_run_leaves_nothing(many_files, s
     for _ in range(6):
         proc = subprocess.Popen(dractl_command() + ["validate", str(many_files), "-j2", "-o", "json"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_as_a_foreground_command)
         time.sleep(rng.uniform(0.2, 3.0))
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)  # EOF on both pipes: no worker holds them

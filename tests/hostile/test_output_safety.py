@@ -363,8 +363,10 @@ def test_ctrl_c_during_update_leaves_old_or_new_file(tmp_path):
     assert complete.count("kind: Pod") == 600
     for delay in (0.2, 0.5, 0.8, 1.2):
         golden.write_text("old\n")
+        # SIGINT as at a terminal, even when the tests run in the background with it ignored.
         proc = subprocess.Popen(args + ["--golden", str(golden), "--update"], cwd=tmp_path,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         err = proc.communicate(timeout=60)[1].decode()
