@@ -6,6 +6,8 @@ plus the *format* it was written in, which only matters for printing canonically
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import re
 from fractions import Fraction
 from functools import total_ordering
@@ -121,6 +123,10 @@ class Quantity:
             first, last = value[0], value[-1]
             if first in _GO_SPACE or last in _GO_SPACE:
                 value = value.strip(_GO_SPACE)
+        elif isinstance(value, float):
+            # `cpu: 0.5` in YAML: kubectl sends the JSON number 0.5, which UnmarshalJSON parses
+            # as the quantity "0.5" (it was ignored here: a pod's half CPU went uncounted).
+            value = go_json_number(value)
         return cls.parse(value)
 
     @classmethod
@@ -234,6 +240,21 @@ def _format_decimal(v: Fraction, exponent_form: bool) -> str:
     if exp < -9:  # cannot happen after nano rounding; keep it total
         return f"{mantissa}e{exp}"
     return f"{mantissa}{_DECIMAL_SUFFIX_BY_EXP[exp]}"
+
+
+def go_json_number(number: float) -> str:
+    """The text Go's encoding/json writes for a float64 (what the API server's decoder then
+    reads): positional from 1e-6 up to 1e21, else an exponent without leading zeros."""
+    if number != number or number in (float("inf"), float("-inf")):
+        raise QuantityError(_FORMAT_WRONG)
+    shortest = repr(number)
+    magnitude = abs(number)
+    if magnitude == 0 or 1e-6 <= magnitude < 1e21:
+        text = format(Decimal(shortest), "f")
+        return text[:-2] if text.endswith(".0") else text
+    mantissa, _, exponent = shortest.partition("e")
+    power = int(exponent)
+    return f"{mantissa.removesuffix('.0')}e{'-' if power < 0 else '+'}{abs(power)}"
 
 
 def parse_quantity(text: str) -> Quantity:
