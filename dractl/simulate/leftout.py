@@ -3,8 +3,8 @@ where, why (the finding codes that made them unusable) and what is therefore not
 
 from __future__ import annotations
 
-from dractl.api.convert import to_v1
 from dractl.load.document import Document
+from dractl.models import model_of
 from dractl.simulate.state import Reason
 from dractl.validate.pipeline import C_LEFT_OUT
 
@@ -80,7 +80,7 @@ def _places(group: list[Document]) -> str:
 
 def _counter_sets(doc: Document) -> list[str]:
     try:
-        sets = (to_v1(doc.data).get("spec") or {}).get("sharedCounters")
+        sets = (model_of(doc).v1.get("spec") or {}).get("sharedCounters")
     except (TypeError, ValueError, AttributeError):
         return []
     return [s["name"] for s in sets if isinstance(s, dict) and isinstance(s.get("name"), str)] \
@@ -89,7 +89,7 @@ def _counter_sets(doc: Document) -> list[str]:
 
 def _device_count(doc: Document) -> int:
     try:
-        devices = (to_v1(doc.data).get("spec") or {}).get("devices")
+        devices = (model_of(doc).v1.get("spec") or {}).get("devices")
     except (TypeError, ValueError, AttributeError):
         return 0
     return len(devices) if isinstance(devices, list) else 0

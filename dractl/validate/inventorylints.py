@@ -13,11 +13,11 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from dractl.api.convert import to_v1
 from dractl.api.resource import ModelError, ResourceSlice
 from dractl.cel.device import split_name
 from dractl.findings import WARNING, Finding, register
 from dractl.load.document import Document
+from dractl.models import model_of
 from dractl.validate.celpositions import expression_position
 from dractl.validate.poollints import pool_findings
 
@@ -79,7 +79,7 @@ def inventory_findings(all_documents: list[Document], invalid,
         if id(doc) in invalid:
             continue
         try:
-            inventory.devices.extend(ResourceSlice.from_dict(to_v1(doc.data)).devices)
+            inventory.devices.extend(ResourceSlice.from_dict(model_of(doc).v1).devices)
         except (ModelError, ValueError, TypeError):
             continue
     out: list = [(doc, f, None) for doc, f in pool_findings(slice_docs)]

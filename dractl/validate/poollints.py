@@ -4,9 +4,9 @@ v1 data so that each finding points at the field (slice, device, counter set) th
 
 from __future__ import annotations
 
-from dractl.api.convert import to_v1
 from dractl.findings import WARNING, Finding, MapKey, register
 from dractl.load.document import Document
+from dractl.models import model_of
 
 C_COUNTER_SET = register("DRA7201", WARNING, "inventory lint: a device consumes a counter set (or "
                          "counter) its pool does not define: the allocator treats the pool as "
@@ -26,7 +26,7 @@ PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
 
 def _spec(doc: Document) -> dict:
     try:
-        spec = to_v1(doc.data).get("spec")
+        spec = model_of(doc).v1.get("spec")
     except (TypeError, ValueError, AttributeError):
         return {}
     return spec if isinstance(spec, dict) else {}
