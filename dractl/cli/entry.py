@@ -20,7 +20,10 @@ def entry() -> None:
 
         status = _write(f"dractl {__version__}\n")
     else:
+        from dractl.cli import methodcache
+
         try:
+            methodcache.install()  # before the CLI's modules define their dataclasses
             import dractl.cli
             from dractl.cli.app import main
 
@@ -35,6 +38,7 @@ def entry() -> None:
         except KeyboardInterrupt:  # Ctrl-C while the CLI library is still loading
             _say("dractl: interrupted")
             status = 130
+        methodcache.save()
     status = _flush_all(status or 0)
     os._exit(status)
 
