@@ -43,3 +43,22 @@ def test_the_fast_encoder_is_the_one_taken_for_plain_plans():
     plan = {"pods": [{"name": "p", "node": "n", "claims": ["c"], "ok": True, "n": 3}]}
     assert not findings_json._has_float(plan)
     assert findings_json._has_float({"a": [{"b": 0.5}]})
+
+
+
+def test_float_search_by_levels():
+    class Half(float):
+        pass
+
+    class Opaque:
+        value = 0.5
+
+    deep = {"a": [{"b": ("c", [1, {"d": [None, True, "x"]}])}]}
+    assert not findings_json._has_float(deep)
+    assert not findings_json._has_float({"shared": [deep, deep], "n": 2**70})
+    for value in (0.5, [1, 2.5], {"a": {"b": [3, {"c": -1e-07}]}}, ("t", (1.0,)),
+                  {"s": Half(0.5)}, {"k": [True, {"z": float("nan")}]}):
+        assert findings_json._has_float(value), value
+    # Not JSON: the standard library decides (it raises for an object it cannot encode).
+    assert findings_json._has_float({"o": Opaque()})
+    assert findings_json._has_float({"s": {1, 2}})
