@@ -191,7 +191,8 @@ def _in_processes(chunks, limits: Limits, gates: FeatureGates, ignore_for, bar: 
                   jobs: int, kinds=None, inventory: InventoryPolicy = NO_INVENTORY,
                   while_waiting: Callable[[], None] | None = None) -> Run:
     _import_per_file_stage()
-    pool = _make_pool(min(jobs, len(chunks)))
+    # This process checks chunks too, so one worker fewer than jobs (at least one).
+    pool = _make_pool(max(1, min(jobs - 1, len(chunks) - 1)))
 
     def wait_usefully() -> None:
         # The workers have been forked: what is imported now is this process's own (the
@@ -342,37 +343,85 @@ _POOL_BROKEN = (OSError, EOFError, MemoryError, RuntimeError)
 def _run_parallel(chunks, limits, gates, pool, bar: "_Progress", kinds=None,
                   inventory: InventoryPolicy = NO_INVENTORY,
                   while_waiting: Callable[[], None] | None = None) -> list[_ChunkResult]:
+    """Every chunk's result, in input order: the workers take chunks from the front, this
+    process from the back (a chunk checked here is not pickled and shipped back: 0.16 s of the
+    5,000-pod run's 1.5 MB workload file), and whatever a broken pool left undone runs here."""
+    results: list[_ChunkResult | None] = [None] * len(chunks)
+
+    def check_here(i: int) -> None:
+        items, chunk_ignore = chunks[i]
+        results[i] = _check_chunk(items, limits, gates, chunk_ignore, kinds, inventory)
+        bar.advance(_count_files(items))
+
+    def submit(i: int):
+        items, chunk_ignore = chunks[i]
+        return pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore, kinds,
+                           inventory)
+
+    def received(i: int, result: _ChunkResult | None) -> None:
+        results[i] = result
+        if result is not None:
+            bar.advance(_count_files(chunks[i][0]))
+
+    if pool is not None:
+        workers = max(1, getattr(pool, "_max_workers", 1))
+        _share_with_workers(len(chunks), workers, submit, check_here, received, bar,
+                            while_waiting)
+    for i, result in enumerate(results):
+        if result is None:
+            check_here(i)
+    return results  # type: ignore[return-value]
+
+
+# Chunks handed to each worker ahead: one running, one waiting, so a worker never idles while
+# this process is busy with a chunk of its own.
+_AHEAD_PER_WORKER = 2
+
+
+def _share_with_workers(count: int, workers: int, submit, check_here, received, bar: "_Progress",
+                        while_waiting: Callable[[], None] | None) -> None:
+    """Chunks 0..count-1: submit(i) hands one to the workers (front first), check_here(i) checks
+    one in this process (back first), received(i, result or None) takes a worker's result (None:
+    the worker died, the chunk is redone later). Stops submitting when the pool breaks."""
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    results: list[_ChunkResult | None] = [None] * len(chunks)
-    if pool is not None:
-        futures = {}
-        try:
-            for i, (items, chunk_ignore) in enumerate(chunks):
-                futures[pool.submit(_check_chunk_in_worker, items, limits, gates, chunk_ignore,
-                                    kinds, inventory)] = i
-        except (BrokenProcessPool, *_POOL_BROKEN):
-            pass  # whatever was not submitted runs below, in this process
-        if while_waiting is not None and futures:
-            while_waiting()
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-            for future in done:
-                i = futures[future]
-                try:
-                    results[i] = future.result()
-                except (BrokenProcessPool, *_POOL_BROKEN):
-                    results[i] = None  # a worker died (e.g. killed for memory): redo it here
-                bar.advance(_count_files(chunks[i][0]))
+    front, back = 0, count           # chunks front..back-1 are not started yet
+    futures: dict = {}
+    submitting = True
+
+    def collect(done) -> None:
+        for future in done:
+            i = futures.pop(future)
+            try:
+                received(i, future.result())
+            except (BrokenProcessPool, *_POOL_BROKEN):
+                received(i, None)
+
+    def hand_out() -> None:
+        nonlocal front, submitting
+        # Keep the workers supplied, but leave the last chunk for this process.
+        while submitting and len(futures) < workers * _AHEAD_PER_WORKER and back - front > 1:
+            try:
+                futures[submit(front)] = front
+            except (BrokenProcessPool, *_POOL_BROKEN):
+                submitting = False  # whatever is not submitted runs here
+                return
+            front += 1
+
+    hand_out()
+    if while_waiting is not None:
+        while_waiting()
+    while front < back or futures:
+        collect([f for f in futures if f.done()])
+        hand_out()
+        if front < back:
+            back -= 1
+            check_here(back)
+        elif futures:
+            done, _ = wait(set(futures), timeout=0.1, return_when=FIRST_COMPLETED)
+            collect(done)
             bar.tick()
-    for i, result in enumerate(results):
-        if result is None:
-            items, chunk_ignore = chunks[i]
-            results[i] = _check_chunk(items, limits, gates, chunk_ignore, kinds, inventory)
-            bar.advance(_count_files(items))
-    return results  # type: ignore[return-value]
 
 
 def _locate_here(pairs: list[tuple[Document, tuple]]) -> list[tuple[int, int]]:
