@@ -817,6 +817,12 @@ class ResourceClaim:
         """`namespace/name`, or `name` without a namespace (klog.KObj formatting)."""
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
+    def renamed(self, name: str, namespace: str, uid: str) -> "ResourceClaim":
+        """dataclasses.replace(self, name=, namespace=, uid=) without its per-field loop: the
+        resourceclaim controller's claims share their template's parsed spec (one per pod)."""
+        return ResourceClaim(name, namespace, uid, self.requests, self.constraints, self.config,
+                             self.allocation)
+
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> "ResourceClaim":
         meta = _map(doc.get("metadata"))

@@ -7,6 +7,7 @@ from typing import NamedTuple
 # Scalar union members, and the list-typed members behind DRAListTypeAttributes.
 SCALAR_TYPES = ("int", "bool", "string", "version")
 LIST_TYPES = ("ints", "bools", "strings", "versions")
+_SCALAR_SET, _LIST_SET = frozenset(SCALAR_TYPES), frozenset(LIST_TYPES)
 
 
 class AttributeValue(NamedTuple):
@@ -39,6 +40,15 @@ def attribute_from_manifest(raw: object) -> AttributeValue | None:
     None means no member is set ("unsupported attribute value" upstream).
     """
     if not isinstance(raw, dict):
+        return None
+    if len(raw) == 1:  # the valid form, nearly every attribute: no precedence to apply
+        ((kind, value),) = raw.items()
+        if value is None:
+            return None
+        if kind in _SCALAR_SET:
+            return AttributeValue(kind, value)
+        if kind in _LIST_SET:
+            return AttributeValue(kind, tuple(value))
         return None
     for kind in LIST_TYPES:
         if raw.get(kind) is not None:

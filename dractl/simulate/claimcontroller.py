@@ -8,7 +8,6 @@ for a pod's claims; every change goes through the cluster journal.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from typing import Any
 
 from dractl.api.resource import ModelError, ResourceClaim
@@ -186,14 +185,14 @@ class ClaimController:
                                 "uid": uid_for("ResourceClaim", namespace, claim_name)}
         if source.labels:
             meta["labels"] = copy.deepcopy(source.labels)
-        meta["annotations"] = {**copy.deepcopy(source.annotations),
-                               "resource.kubernetes.io/pod-claim-name": pod_claim}
+        annotations = copy.deepcopy(source.annotations) if source.annotations else {}
+        meta["annotations"] = {**annotations, "resource.kubernetes.io/pod-claim-name": pod_claim}
         meta["ownerReferences"] = [owner_ref]
         # The spec is shared with the template (read-only; reports copy before printing).
         manifest = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
                     "spec": source.spec or {}}
         model = self._template_model(template, manifest, namespace, source.name)
-        model = dataclasses.replace(model, name=claim_name, namespace=namespace, uid=meta["uid"])
+        model = model.renamed(claim_name, namespace, meta["uid"])
         state = ClaimState(namespace, claim_name, meta["uid"], manifest, model, template["doc"],
                            generated=True, touched=True)
         self.cluster.add_claim(state)
