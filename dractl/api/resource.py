@@ -359,31 +359,41 @@ class Device:
 
     @classmethod
     def from_dict(cls, raw: Any, *, driver: str, pool: str, slice_name: str) -> "Device":
+        # A cluster has thousands of devices, most with only a name, attributes and capacity:
+        # each optional field is read only when present (absent gives what its parser gives
+        # for None: (), None or False).
         m = _map(raw)
-        name = _str(m.get("name"))
-        where = f"slice {slice_name}: device {name}"
-        attributes = {_str(k): attribute_from_manifest(v) for k, v in _map(m.get("attributes")).items()}
+        get = m.get
+        name = _str(get("name"))
+        attributes = {_str(k): attribute_from_manifest(v) for k, v in _map(get("attributes")).items()}
         capacities = {}
-        for k, v in _map(m.get("capacity")).items():
-            cm = _map(v)
-            capacities[_str(k)] = DeviceCapacity(
-                _quantity(cm.get("value"), f"{where}: capacity {k}"),
-                CapacityRequestPolicy.from_dict(cm.get("requestPolicy"), f"{where}: capacity {k}: requestPolicy"),
-            )
+        raw_capacity = get("capacity")
+        if raw_capacity is not None:
+            where = f"slice {slice_name}: device {name}"
+            for k, v in _map(raw_capacity).items():
+                cm = _map(v)
+                capacities[_str(k)] = DeviceCapacity(
+                    _quantity(cm.get("value"), f"{where}: capacity {k}"),
+                    CapacityRequestPolicy.from_dict(cm.get("requestPolicy"),
+                                                    f"{where}: capacity {k}: requestPolicy"),
+                )
+        counters, taints = get("consumesCounters"), get("taints")
+        node_name, binding, failure = get("nodeName"), get("bindingConditions"), get("bindingFailureConditions")
         return cls(
             name=name, driver=driver, pool=pool, slice_name=slice_name,
             attributes=_frozen(attributes),
             capacities=_frozen(capacities),
-            consumes_counters=tuple(DeviceCounterConsumption.from_dict(c, where)
-                                    for c in _list(m.get("consumesCounters"))),
-            node_name=_str(m.get("nodeName")) or None,
-            node_selector=NodeSelector.from_dict(m.get("nodeSelector")),
-            all_nodes=_opt_bool(m.get("allNodes")),
-            taints=tuple(DeviceTaint.from_dict(t) for t in _list(m.get("taints"))),
-            binds_to_node=m.get("bindsToNode") is True,
-            binding_conditions=_str_tuple_or_none(m.get("bindingConditions")),
-            binding_failure_conditions=_str_tuple_or_none(m.get("bindingFailureConditions")),
-            allow_multiple_allocations=m.get("allowMultipleAllocations") is True,
+            consumes_counters=() if counters is None else tuple(
+                DeviceCounterConsumption.from_dict(c, f"slice {slice_name}: device {name}")
+                for c in _list(counters)),
+            node_name=None if node_name is None else (_str(node_name) or None),
+            node_selector=NodeSelector.from_dict(get("nodeSelector")),
+            all_nodes=_opt_bool(get("allNodes")),
+            taints=() if taints is None else tuple(DeviceTaint.from_dict(t) for t in _list(taints)),
+            binds_to_node=get("bindsToNode") is True,
+            binding_conditions=None if binding is None else _str_tuple_or_none(binding),
+            binding_failure_conditions=None if failure is None else _str_tuple_or_none(failure),
+            allow_multiple_allocations=get("allowMultipleAllocations") is True,
         )
 
 

@@ -69,3 +69,28 @@ _values = st.none() | st.integers() | st.text(max_size=5) | st.booleans() \
 @given(st.dictionaries(_members, _values, max_size=3) | _values)
 def test_attribute_values_keep_upstream_precedence(raw):
     assert _outcome(values.attribute_from_manifest, raw) == _outcome(_attribute_reference, raw)
+
+
+def test_device_optional_fields_absent_or_present():
+    """Device.from_dict reads optional fields only when present: absent ones must give what
+    their parsers give for None, present ones what they always gave."""
+    from dractl.api.resource import Device, NodeSelector
+
+    bare = Device.from_dict({"name": "d0"}, driver="drv", pool="p", slice_name="s")
+    assert (bare.consumes_counters, bare.taints, bare.node_name, bare.node_selector,
+            bare.all_nodes, bare.binding_conditions, bare.binding_failure_conditions,
+            bare.binds_to_node, bare.allow_multiple_allocations, dict(bare.capacities)) == \
+        ((), (), None, None, None, None, None, False, False, {})
+    full = Device.from_dict({
+        "name": "d1", "nodeName": "", "allNodes": True, "bindsToNode": True,
+        "allowMultipleAllocations": True, "bindingConditions": [], "bindingFailureConditions": ["x"],
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["n"]}]}]},
+        "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}],
+        "consumesCounters": [{"counterSet": "cs", "counters": {"mem": {"value": "1Gi"}}}],
+        "capacity": {"memory": {"value": "2Gi"}},
+    }, driver="drv", pool="p", slice_name="s")
+    assert full.node_name is None and full.all_nodes is True and full.binds_to_node
+    assert full.binding_conditions is None and full.binding_failure_conditions == ("x",)
+    assert isinstance(full.node_selector, NodeSelector) and len(full.taints) == 1
+    assert len(full.consumes_counters) == 1 and str(full.capacity["memory"]) == "2Gi"
