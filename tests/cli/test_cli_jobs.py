@@ -248,9 +248,20 @@ def test_gc_policy_of_the_dractl_process_and_of_library_callers(big_tree, monkey
 
 
 
-def test_default_jobs_use_workers_only_while_cores_are_free(monkeypatch):
+def test_default_jobs_use_workers_only_while_cores_are_free(monkeypatch, tmp_path):
     """The default --jobs runs in this process when other work keeps the cores busy (the
-    output is the same either way); an explicit --jobs N is always obeyed."""
+    output is the same either way); an explicit --jobs N is always obeyed. Busy means the
+    tasks runnable right now besides dractl (/proc/loadavg's 4th field), else the load average."""
+    loadavg = tmp_path / "loadavg"
+    monkeypatch.setattr(parallel, "LOADAVG_FILE", str(loadavg))
+    # A minute of dractl's own earlier runs in the load average, nothing else running now.
+    loadavg.write_text("1.95 1.40 0.80 1/180 4242\n")
+    assert parallel.cores_are_free(2)
+    loadavg.write_text("0.10 0.10 0.10 3/180 4242\n")   # two others runnable right now
+    assert not parallel.cores_are_free(2)
+    assert parallel.cores_are_free(4)
+
+    loadavg.unlink()  # no /proc: the one-minute load average decides
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.2, 0.2, 0.2))
     assert parallel.cores_are_free(2)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (1.6, 1.0, 1.0))
@@ -261,6 +272,8 @@ def test_default_jobs_use_workers_only_while_cores_are_free(monkeypatch):
         raise OSError("no load average here")
     monkeypatch.setattr(parallel.os, "getloadavg", no_loadavg)
     assert parallel.cores_are_free(2)
+    loadavg.write_text("garbage\n")
+    assert parallel.cores_are_free(2)
 
 
 def test_busy_machine_default_jobs_stays_in_this_process(big_tree, monkeypatch):
@@ -268,7 +281,9 @@ def test_busy_machine_default_jobs_stays_in_this_process(big_tree, monkeypatch):
     from dractl.load.limits import Limits
 
     monkeypatch.chdir(big_tree)
-    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    busy_now = big_tree.parent / "loadavg-busy"
+    busy_now.write_text("64.00 64.00 64.00 65/300 4242\n")
+    monkeypatch.setattr(parallel, "LOADAVG_FILE", str(busy_now))
     made = []
     monkeypatch.setattr(parallel, "_make_pool", lambda workers: made.append(workers))
     gates = parse_feature_gates("", "1.37")
