@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -105,6 +106,12 @@ class AllocationOutcome:
         return [r.to_dict() for r in self.results]
 
 
+# The share ID of a tentative pick whose ID is drawn when its result is built (a Search without a
+# share-ID generator): upstream draws a random UUID per pick, so when it is drawn cannot be told
+# apart, and an exhaustive search over shared devices no longer draws one per step.
+FRESH_SHARE_ID = object()
+
+
 # -- building results -----------------------------------------------------------------------------
 
 
@@ -121,7 +128,7 @@ def build_results(search, node_name: str, binding_enabled: bool, variant: str) -
                 tolerations=r.rd.tolerations,
                 binding_conditions=dev.binding_conditions if binding_enabled else None,
                 binding_failure_conditions=dev.binding_failure_conditions if binding_enabled else None,
-                share_id=r.share_id,
+                share_id=str(uuid.uuid1()) if r.share_id is FRESH_SHARE_ID else r.share_id,
                 consumed_capacity=r.consumed,
                 # 1.37: "a copy of the ResourceSlice.spec.skipNodeOperations value at the time when
                 # the device was allocated" (only such devices that may be allocated get here).
