@@ -19,12 +19,13 @@ from dractl.api.resource import ResourceClaim
 from dractl.allocator import reasons as R
 from dractl.allocator.capacity import capacity_fits, consumed_capacity
 from dractl.allocator.checks import UNSELECTABLE, FactCache, fact_verdict, on_node
-from dractl.allocator.constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
+from dractl.allocator.constraints import Constraint
 from dractl.allocator.compatgroups import GroupBook
 from dractl.allocator.counters import CounterBook
 from dractl.allocator.derived import derived_values
 from dractl.allocator.errors import AllocationError, MaxSizeExceeded, SearchTimeout
 from dractl.allocator.features import AllocatorFeatures, Compat
+from dractl.allocator.hopeless import all_set_doomed, search_doomed
 from dractl.allocator.inventory import Inventory
 from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.pools import Candidate, NodePools
@@ -32,10 +33,6 @@ from dractl.allocator.prepass import MAX_DEVICES, RequestData, RequestIndex, go_
 from dractl.allocator.results import FRESH_SHARE_ID
 
 __all__ = ["InternalResult", "RequestData", "RequestIndex", "Search", "MAX_DEVICES"]
-
-# Constraint types whose `add` reads nothing of a request they do not apply to (dractl's own
-# hooks may add others: extra_constraints).
-_BUILTIN_CONSTRAINTS = (MatchAttributeConstraint, DistinctAttributeConstraint)
 
 
 class InternalResult:
@@ -93,7 +90,7 @@ class Search:
         self.inflight: dict[tuple, dict[str, Fraction]] = {}
         self.where = (0, None)                    # (claim index, RequestData) for timeout messages
         self.derived_cache: dict = {}             # (derived definitions, Device) -> values (derived.py)
-        self.doomed_all_sets: dict[RequestData, bool] = {}   # see _all_set_doomed
+        self.doomed_all_sets: dict[RequestData, bool] = {}   # see hopeless.all_set_doomed
 
     # -- public entry ---------------------------------------------------------------------------
     def run(self) -> bool:
@@ -103,7 +100,7 @@ class Search:
             if self.extra_constraints is not None:
                 self._add_extra_constraints()
             try:
-                return self._next(0, 0) if self.claim_reqs else True
+                return self.search()
             except MaxSizeExceeded:
                 raise AllocationError("allocation max size exceeded") from None
         except SearchTimeout:
@@ -127,7 +124,11 @@ class Search:
 
     def search(self) -> bool:
         """The search proper, after `prepare`. May raise MaxSizeExceeded or SearchTimeout."""
-        return self._next(0, 0) if self.claim_reqs else True
+        if not self.claim_reqs:
+            return True
+        if search_doomed(self):
+            return False
+        return self._next(0, 0)
 
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -241,7 +242,7 @@ class Search:
         if rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
             raise MaxSizeExceeded()
         if all_mode:
-            if k == 0 and self._all_set_doomed(rd):
+            if k == 0 and all_set_doomed(self, rd):
                 return False
             return self._all_mode_device(rd, k)
         cands = self.cands
@@ -317,57 +318,6 @@ class Search:
         if self.compat.claim_limit_overflow_safe:
             return True
         return go_int(go_int(len(self.results[c]) + rd.need) - k) > MAX_DEVICES
-
-    def _all_set_doomed(self, rd: RequestData) -> bool:
-        """Whether taking the "all" set of `rd` in order must fail, whatever the rest of the search
-        has taken, with nothing else happening on the way (decided once per request and call).
-
-        It must when some device of the set is rejected by allocate_device for a reason fixed for
-        the whole call (§10.5: committed exclusively, a committed share of a device that no longer
-        allows several allocations, partitionable devices disabled, an untolerated taint of a
-        device that consumes no counters), and no device before it could raise or leave state
-        behind when it is picked: none consumes counters (the counter leaks of §6.5), none needs a
-        share ID from the caller's generator, and no constraint of the claim reads them (a
-        rejection would be a hard error; derived attributes might fail to evaluate). The chain
-        of picks up to that device is then undone step by step and the request fails, so
-        skipping it changes nothing but the work done. Like _nothing_to_evaluate it depends only
-        on the inputs; with a recorder (explanations) the scan runs as before."""
-        known = self.doomed_all_sets.get(rd)
-        if known is None:
-            known = self.doomed_all_sets[rd] = self._find_doomed_all_set(rd)
-        return known
-
-    def _find_doomed_all_set(self, rd: RequestData) -> bool:
-        if not (self.prune and self.shortcuts) or self.rec is not None:
-            return False
-        constraints = self.constraints[rd.at.claim]
-        if rd.derived and constraints:
-            return False
-        for con in constraints:
-            if type(con) not in _BUILTIN_CONSTRAINTS or con.applies(rd.base, rd.sub):
-                return False
-        for cand in rd.all_devices:
-            if self._fixed_rejection(rd, cand):
-                return True
-            dev = cand.device
-            if dev.consumes_counters:
-                return False
-            if self.new_share_id is not None and self.f.consumable_capacity and dev.allow_multiple_allocations:
-                return False
-        return False
-
-    def _fixed_rejection(self, rd: RequestData, cand: Candidate) -> bool:
-        """allocate_device rejects the device for `rd` for a reason that holds for the whole call,
-        before it changes any state."""
-        did = cand.id
-        multi = self.f.consumable_capacity and cand.device.allow_multiple_allocations
-        if not rd.admin:
-            if did in self.in_use:
-                return True
-            if not multi and self.shared is not None and did in self.shared:
-                return True
-        verdict = self.verdict(rd, cand)
-        return verdict == R.COUNTERS_DISABLED or (verdict == R.TAINTED and not cand.device.consumes_counters)
 
     def _all_mode_device(self, rd: RequestData, k: int) -> bool:
         """allocationMode All: device `k` of the request's fixed set, or fail."""
