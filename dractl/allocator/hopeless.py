@@ -136,6 +136,7 @@ def _scan_cannot_raise(search, constraints: list, rd: RequestData) -> bool:
         # The set's devices were evaluated by the pre-pass; only a constraint could reject one,
         # which in "must" mode is a hard error.
         return not any(con.applies(rd.base, rd.sub) for con in constraints)
+    search.check_deadline()
     for cand in search.cands:
         try:
             search.selectable(rd, cand)
