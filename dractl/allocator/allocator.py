@@ -150,7 +150,8 @@ class Allocator:
             except GatherError as exc:
                 return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
             self._last_node = (node_info, node_pools)
-        alike = None if explain else self._alike_key(node_pools, claims, extra_constraints)
+        alike = self._alike_key(node_pools, claims, extra_constraints) \
+            if not explain and node_pools.node_independent and self.shortcuts else None
         if alike is not None:
             known = self._failed_alike.get(alike[0])
             if known is not None:

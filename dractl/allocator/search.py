@@ -32,14 +32,12 @@ from dractl.allocator.pools import Candidate, NodePools
 from dractl.allocator.prepass import MAX_DEVICES, RequestData, RequestIndex, go_int, prepare
 from dractl.allocator.results import FRESH_SHARE_ID
 
-__all__ = ["InternalResult", "RequestData", "RequestIndex", "Search", "MAX_DEVICES"]
+__all__ = ["RequestData", "RequestIndex", "Search", "MAX_DEVICES"]
 
 
-class InternalResult:
-    __slots__ = ("rd", "cand", "share_id", "consumed")
-
-    def __init__(self, rd: RequestData, cand: Candidate, share_id, consumed):
-        self.rd, self.cand, self.share_id, self.consumed = rd, cand, share_id, consumed
+# A picked device of a claim, in `Search.results[claim]`: a plain tuple (one is made per tentative
+# pick, and a tuple costs no call), read by results.py at these positions.
+RESULT_RD, RESULT_CAND, RESULT_SHARE_ID, RESULT_CONSUMED = range(4)
 
 
 class Search:
@@ -72,7 +70,7 @@ class Search:
         # Compatibility groups (1.37) only where some device of the node's pools declares them.
         self.groups = GroupBook(self.state) \
             if features.compatibility_groups and node_pools.has_compatibility_groups else None
-        self.in_use = self.state.exclusive_ids()  # live view: device ID -> allocated exclusively
+        self.in_use = self.state.in_use            # live view: device ID -> allocated exclusively
         # 1.38 (#140798): a live committed share also keeps a device that no longer allows
         # multiple allocations from being allocated exclusively. None = not checked.
         self.shared = self.state.shared_ids() \
@@ -84,7 +82,9 @@ class Search:
         self.steps = 0
         self.claim_reqs: list[list] = []          # per claim: RequestData or tuple of RequestData
         self.constraints: list[list[Constraint]] = []
-        self.results: list[list[InternalResult]] = []      # per claim, filled by prepare
+        self.results: list[list[tuple]] = []      # per claim, filled by prepare: see RESULT_RD
+        self.class_config: set[int] = set()       # filled by prepare: claims some class has config for
+        self.all_requests = False                 # set by prepare: some request has allocationMode All
         self.chosen: dict[tuple[int, int], int] = {}      # (claim, request) -> chosen subrequest
         self.allocating: dict[tuple, set] = {}
         self.inflight: dict[tuple, dict[str, Fraction]] = {}
@@ -100,7 +100,15 @@ class Search:
             if self.extra_constraints is not None:
                 self._add_extra_constraints()
             try:
-                return self.search()
+                # = self.search(), without its call (the common path is one short claim)
+                if not self.claim_reqs:
+                    return True
+                if self.all_requests and search_doomed(self):
+                    return False
+                first = self.claim_reqs[0]
+                if first and type(first[0]) is not tuple:
+                    return self._devices(first[0], 0, 0)     # what _next(0, 0) does with it
+                return self._next(0, 0)
             except MaxSizeExceeded:
                 raise AllocationError("allocation max size exceeded") from None
         except SearchTimeout:
@@ -126,7 +134,7 @@ class Search:
         """The search proper, after `prepare`. May raise MaxSizeExceeded or SearchTimeout."""
         if not self.claim_reqs:
             return True
-        if search_doomed(self):
+        if self.all_requests and search_doomed(self):
             return False
         return self._next(0, 0)
 
@@ -257,6 +265,7 @@ class Search:
         # Without capacity requests or capacities the capacity check is trivially true.
         skip_capacity = not rd.cap_requests and self.shortcuts
         cc = self.f.consumable_capacity
+        committed = self.state.capacity_in_use       # = state.committed_capacity(did), without the call
         admin = rd.admin
         i = start
         while i < n:
@@ -264,27 +273,25 @@ class Search:
             i += 1
             did = cand.id
             # IN_USE, ALLOCATING (admin access may share a device, only not within its claim)
+            # (`in` and a subscript, not .get: no call per candidate)
             if admin:
-                users = allocating.get(did)
-                taken = R.ALLOCATING if users and c in users else None
+                taken = R.ALLOCATING if did in allocating and c in allocating[did] else None
             else:
-                taken = R.IN_USE if did in in_use else R.ALLOCATING if allocating.get(did) else None
+                taken = R.IN_USE if did in in_use else R.ALLOCATING if did in allocating and allocating[did] else None
             if taken is not None:
                 if rec is not None:
                     rec(rd, cand, taken)
                 continue
             # BINDING_CONDITIONS .. NODE_MISMATCH
             dev = cand.device
-            verdict = verdicts.get(dev)
-            if verdict is None:
-                verdict = self.verdict(rd, cand)
+            verdict = verdicts[dev] if dev in verdicts else self.verdict(rd, cand)
             if verdict in UNSELECTABLE or (cand.per_device_node_selection and not self._on_node(rd, cand)):
                 if rec is not None:
                     rec(rd, cand, R.NOT_SELECTABLE)
                 continue
             # CAPACITY
             if cc and not (skip_capacity and not dev.capacities) and not capacity_fits(
-                    rd.cap_requests, dev, self.state.committed_capacity(did), self.inflight.get(did),
+                    rd.cap_requests, dev, committed.get(did), self.inflight.get(did),
                     self.f.fractional_capacity_range, did[0] if self.qualified_names else None):
                 if rec is not None:
                     rec(rd, cand, R.CAPACITY)
@@ -348,15 +355,14 @@ class Search:
         dev = cand.device
         did = cand.id
         multi = f.consumable_capacity and dev.allow_multiple_allocations
+        allocating = self.allocating
         if rd.admin:
-            if not multi:
-                users = self.allocating.get(did)
-                if users and c in users:
-                    return R.ALLOCATING
+            if not multi and did in allocating and c in allocating[did]:
+                return R.ALLOCATING
         else:
             if did in self.in_use:
                 return R.IN_USE
-            if self.allocating.get(did):
+            if did in allocating and allocating[did]:
                 return R.ALLOCATING
             if not multi and self.shared is not None and did in self.shared:
                 return R.IN_USE
@@ -422,12 +428,15 @@ class Search:
                 return R.CONSTRAINT
         allocating, inflight = self.allocating, self.inflight
         if not multi:
-            users = allocating.get(did)
-            if users is None:
-                users = allocating[did] = set()
-            users.add(c)
+            if did in allocating:
+                allocating[did].add(c)
+            else:
+                allocating[did] = {c}
         share_id = consumed = None
-        if self.f.consumable_capacity and (rd.cap_requests or dev.capacities or not self.shortcuts):
+        # The re-check matters in "must" mode (All): a device picked by the scan of _devices passed
+        # the same check a moment ago, against the same state (nothing since changes capacity).
+        if self.f.consumable_capacity and (must or not self.shortcuts) and \
+                (rd.cap_requests or dev.capacities or not self.shortcuts):
             if not capacity_fits(rd.cap_requests, dev, self.state.committed_capacity(did), inflight.get(did),
                                  self.f.fractional_capacity_range, self.capacity_driver(cand)):
                 # Snapshot: constraints and counters stay reserved on this path (fixed upstream later).
@@ -449,7 +458,7 @@ class Search:
             consumed = amounts or None
         results = self.results[c]
         n_before = len(results)
-        results.append(InternalResult(rd, cand, share_id, consumed))
+        results.append((rd, cand, share_id, consumed))
         counters = self.counters if took_counters and (release or not multi) else None
 
         def undo() -> None:
