@@ -37,7 +37,7 @@ class RequestData:
 
     __slots__ = ("at", "name", "base", "sub", "result_name", "request", "cls", "class_selectors",
                  "selectors", "mode", "need", "all_devices", "admin", "tolerations", "cap_requests",
-                 "verdicts", "last", "derived")
+                 "verdicts", "last", "derived", "may_exceed")
 
     def __init__(self, at: RequestIndex, parent: DeviceRequest, request, cls: DeviceClass, class_selectors: tuple):
         self.at = at
@@ -65,6 +65,10 @@ class RequestData:
         # (name, expression) of the 1.37 derived attributes; filled by the pre-pass when the
         # DRADerivedAttributes feature is on (ignored otherwise, as a scheduler without the gate does).
         self.derived: tuple[tuple[str, str], ...] = ()
+        # Whether picking this request's devices could take the claim over MAX_DEVICES, counting
+        # the most devices the claim's earlier requests can have (the pre-pass sets it; the
+        # search checks the limit only where it can be hit).
+        self.may_exceed = True
 
     @property
     def label(self) -> str:
@@ -107,6 +111,7 @@ def prepare(search) -> None:
         search.where = (c, None)
         entries: list = []
         lower_bound = 0
+        most = 0        # the most devices the requests so far can take (see RequestData.may_exceed)
         class_config = False
         for j, req in enumerate(claim.requests):
             if check_features:
@@ -116,12 +121,17 @@ def prepare(search) -> None:
                               for s, sub in enumerate(req.first_available)])
                 entries.append(subs)
                 need = min([rd.need for rd in subs])
+                for rd in subs:
+                    rd.may_exceed = most + rd.need > MAX_DEVICES
+                most += max([rd.need for rd in subs])
                 class_config = class_config or any([rd.cls.config for rd in subs])
             elif req.exactly is not None:
                 key = (c, j, None)
                 rd = _request_data(search, _INDEXES[key] if key in _INDEXES else _index(c, j, None), req, req.exactly)
                 entries.append(rd)
                 need = rd.need
+                rd.may_exceed = most + need > MAX_DEVICES
+                most += need
                 class_config = class_config or bool(rd.cls.config)
             else:
                 raise AllocationError(f"resource claim {claim.ref}, request {req.name}: unknown request type")

@@ -18,7 +18,7 @@ from typing import Callable
 from dractl.api.resource import ResourceClaim
 from dractl.allocator import reasons as R
 from dractl.allocator.capacity import capacity_fits, consumed_capacity
-from dractl.allocator.checks import UNSELECTABLE, FactCache, fact_verdict, on_node
+from dractl.allocator.checks import UNSELECTABLE, FactCache, fact_verdict, fact_verdict_in_order, on_node
 from dractl.allocator.constraints import Constraint
 from dractl.allocator.compatgroups import GroupBook
 from dractl.allocator.counters import CounterBook
@@ -148,9 +148,11 @@ class Search:
         dev = cand.device
         v = rd.verdicts.get(dev)
         if v is None:
-            v = fact_verdict(self, rd, cand)
             if self.shortcuts:
+                v = fact_verdict(self, rd, cand)
                 self.facts.store(rd.verdicts, dev, v)
+            else:
+                v = fact_verdict_in_order(self, rd, cand)
         return v
 
     def selectable(self, rd: RequestData, cand: Candidate) -> bool:
@@ -247,7 +249,7 @@ class Search:
             return False
         if k >= rd.need:
             return self._next(c, rd.at.request + 1)
-        if rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
+        if rd.may_exceed and rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
             raise MaxSizeExceeded()
         if all_mode:
             if k == 0 and all_set_doomed(self, rd):
@@ -266,6 +268,7 @@ class Search:
         skip_capacity = not rd.cap_requests and self.shortcuts
         cc = self.f.consumable_capacity
         committed = self.state.capacity_in_use       # = state.committed_capacity(did), without the call
+        inflight = self.inflight
         admin = rd.admin
         i = start
         while i < n:
@@ -291,7 +294,8 @@ class Search:
                 continue
             # CAPACITY
             if cc and not (skip_capacity and not dev.capacities) and not capacity_fits(
-                    rd.cap_requests, dev, committed.get(did), self.inflight.get(did),
+                    rd.cap_requests, dev, committed[did] if did in committed else None,
+                    inflight[did] if did in inflight else None,
                     self.f.fractional_capacity_range, did[0] if self.qualified_names else None):
                 if rec is not None:
                     rec(rd, cand, R.CAPACITY)
