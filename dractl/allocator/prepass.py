@@ -86,9 +86,6 @@ class RequestData:
 # RequestIndex objects by (claim, request, subrequest): the few positions there are, made once
 # (a NamedTuple costs two calls to make, a dict look-up by subscript none).
 _INDEXES: dict[tuple, RequestIndex] = {}
-# The recursion limit prepare() last saw to be at least this deep (it checks again only for a
-# deeper search).
-_deep_enough = 0
 
 
 def _index(c: int, j: int, s: int | None) -> RequestIndex:
@@ -103,7 +100,6 @@ def prepare(search) -> None:
     """Fill `search.claim_reqs`, `search.constraints`, `search.results` and `search.class_config`
     (the claims with some class config).
     Raises AllocationError."""
-    global _deep_enough
     f = search.f
     check_features = not (f.prioritized_list and f.consumable_capacity)
     depth = 400    # recursion: a few levels per claim and request, two per device
@@ -152,10 +148,8 @@ def prepare(search) -> None:
         last = search.claim_reqs[-1][-1]
         for rd in last if type(last) is tuple else (last,):
             rd.last = True
-    if depth > _deep_enough:
-        if sys.getrecursionlimit() < depth:
-            sys.setrecursionlimit(depth)
-        _deep_enough = depth
+    if sys.getrecursionlimit() < depth:
+        sys.setrecursionlimit(depth)
 
 
 def _add_to_claim(search, claim: ResourceClaim, req: DeviceRequest, bound: int, need: int) -> int:
