@@ -252,8 +252,6 @@ class Search:
         if rd.may_exceed and rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
             raise MaxSizeExceeded()
         if all_mode:
-            if k == 0 and all_set_doomed(self, rd):
-                return False
             return self._all_mode_device(rd, k)
         cands = self.cands
         n = len(cands)
@@ -267,8 +265,8 @@ class Search:
         # Without capacity requests or capacities the capacity check is trivially true.
         skip_capacity = not rd.cap_requests and self.shortcuts
         cc = self.f.consumable_capacity
-        committed = self.state.capacity_in_use       # = state.committed_capacity(did), without the call
-        inflight = self.inflight
+        committed, inflight = self.state.capacity_in_use, self.inflight   # .get() without the calls
+        fractional = self.f.fractional_capacity_range
         admin = rd.admin
         i = start
         while i < n:
@@ -294,9 +292,8 @@ class Search:
                 continue
             # CAPACITY
             if cc and not (skip_capacity and not dev.capacities) and not capacity_fits(
-                    rd.cap_requests, dev, committed[did] if did in committed else None,
-                    inflight[did] if did in inflight else None,
-                    self.f.fractional_capacity_range, did[0] if self.qualified_names else None):
+                    rd.cap_requests, dev, committed[did] if did in committed else None, inflight[did]
+                    if did in inflight else None, fractional, did[0] if self.qualified_names else None):
                 if rec is not None:
                     rec(rd, cand, R.CAPACITY)
                 continue
@@ -332,6 +329,8 @@ class Search:
 
     def _all_mode_device(self, rd: RequestData, k: int) -> bool:
         """allocationMode All: device `k` of the request's fixed set, or fail."""
+        if k == 0 and all_set_doomed(self, rd):
+            return False
         cand = rd.all_devices[k]
         rec = self.rec
         undo = self.allocate_device(rd.at.claim, rd, cand, True, self.verdict(rd, cand))
