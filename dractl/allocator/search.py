@@ -91,6 +91,7 @@ class Search:
         self.where = (0, None)                    # (claim index, RequestData) for timeout messages
         self.derived_cache: dict = {}             # (derived definitions, Device) -> values (derived.py)
         self.doomed_all_sets: dict[RequestData, bool] = {}   # see hopeless.all_set_doomed
+        self.consumed_cache: dict[tuple, dict] = {}   # (RequestData, Device) -> amounts, see _consumed
 
     # -- public entry ---------------------------------------------------------------------------
     def run(self) -> bool:
@@ -333,7 +334,10 @@ class Search:
             return False
         cand = rd.all_devices[k]
         rec = self.rec
-        undo = self.allocate_device(rd.at.claim, rd, cand, True, self.verdict(rd, cand))
+        verdicts = rd.verdicts
+        dev = cand.device
+        undo = self.allocate_device(rd.at.claim, rd, cand, True,
+                                    verdicts[dev] if dev in verdicts else self.verdict(rd, cand))
         if type(undo) is str:
             if rec is not None:
                 rec(rd, cand, undo)
@@ -409,6 +413,20 @@ class Search:
 
         return undo_with_groups
 
+    def _consumed(self, rd: RequestData, cand: Candidate) -> dict:
+        """consumed_capacity for `rd` on the device: a function of the request and the device only,
+        computed once per call for each pair (an exhaustive search picks the same shared device
+        for the same request again and again). The dicts are never changed."""
+        key = (rd, cand.device)
+        cache = self.consumed_cache
+        if key in cache:
+            return cache[key]
+        amounts = consumed_capacity(rd.cap_requests, cand.device, self.f.fractional_capacity_range,
+                                    self.capacity_driver(cand))
+        if self.shortcuts:
+            cache[key] = amounts
+        return amounts
+
     def _reserve(self, c: int, rd: RequestData, cand: Candidate, must: bool, multi: bool, took_counters: bool):
         """CONSTRAINT, the capacity re-check, then the device is picked; returns its undo."""
         dev = cand.device
@@ -419,7 +437,7 @@ class Search:
         # Derived attributes are evaluated only when a constraint may read them (dractl's lazy
         # choice, derived.py); an evaluation error aborts the allocation.
         derived = derived_values(self, rd, dev) if rd.derived and constraints else None
-        for i, con in enumerate(constraints):
+        for i, con in enumerate(constraints) if constraints else ():
             if not con.add(base, sub, dev, derived):
                 if must:
                     raise AllocationError(f"claim {self.claims[c].ref}, request {rd.name}: cannot add device "
@@ -440,8 +458,10 @@ class Search:
         # the same check a moment ago, against the same state (nothing since changes capacity).
         if self.f.consumable_capacity and (must or not self.shortcuts) and \
                 (rd.cap_requests or dev.capacities or not self.shortcuts):
-            if not capacity_fits(rd.cap_requests, dev, self.state.committed_capacity(did), inflight.get(did),
-                                 self.f.fractional_capacity_range, self.capacity_driver(cand)):
+            committed = self.state.capacity_in_use
+            if not capacity_fits(rd.cap_requests, dev, committed[did] if did in committed else None,
+                                 inflight[did] if did in inflight else None, self.f.fractional_capacity_range,
+                                 did[0] if self.qualified_names else None):
                 # Snapshot: constraints and counters stay reserved on this path (fixed upstream later).
                 if release:
                     for con in constraints:
@@ -452,8 +472,7 @@ class Search:
                         allocating[did].discard(c)
                 return R.CAPACITY
         if multi:
-            amounts = consumed_capacity(rd.cap_requests, dev, self.f.fractional_capacity_range,
-                                        self.capacity_driver(cand))
+            amounts = self._consumed(rd, cand)
             share_id = FRESH_SHARE_ID if self.new_share_id is None else self.new_share_id()
             entry = inflight.setdefault(did, {})
             for name, q in amounts.items():
@@ -467,17 +486,15 @@ class Search:
         def undo() -> None:
             for con in constraints:
                 con.remove(base, sub, dev)
-            users = allocating.get(did)
-            if users is not None:
-                users.discard(c)
-            if consumed:
-                entry = inflight.get(did)
-                if entry is not None:
-                    for name, q in consumed.items():
-                        if name in entry:
-                            entry[name] -= q.value
-                    if all(v == 0 for v in entry.values()):
-                        del inflight[did]
+            if did in allocating:
+                allocating[did].discard(c)
+            if consumed and did in inflight:
+                entry = inflight[did]
+                for name, q in consumed.items():
+                    if name in entry:
+                        entry[name] -= q.value
+                if not any(entry.values()):      # every amount back to zero
+                    del inflight[did]
             if counters is not None:
                 counters.release(cand)
             del results[n_before:]
