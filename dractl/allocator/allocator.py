@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
@@ -18,10 +17,6 @@ from dractl.allocator.pools import GatherError
 from dractl.allocator.results import (ALLOCATED, ERROR, UNSATISFIABLE, AllocationOutcome, Explanation,
                                       build_results)
 from dractl.allocator.search import Search
-
-
-def _uuid_share_id() -> str:
-    return str(uuid.uuid1())
 
 
 class Allocator:
@@ -74,7 +69,10 @@ class Allocator:
         # The last node's pools, by NodeInfo identity (the scheduler passes the same NodeInfo for
         # the same node); saves building the inventory's cache key on every call.
         self._last_node: tuple = (None, None)
-        self.new_share_id = share_id or _uuid_share_id
+        # None: every share gets a fresh UUID, drawn only when a result is built (results.py),
+        # not for each tentative pick of the search. A caller's generator (the dry run's
+        # sequential IDs, tests) is called at every pick, so its sequence is what it always was.
+        self.new_share_id = share_id
         # Counter availability per pool *name* (§6.6), valid for one version of the allocated state.
         self._counter_cache: dict = {}
         self._counter_cache_version = -1
@@ -152,7 +150,8 @@ class Allocator:
             except GatherError as exc:
                 return AllocationOutcome(ERROR, claims, error=f"gather pool information: {exc}")
             self._last_node = (node_info, node_pools)
-        alike = None if explain else self._alike_key(node_pools, claims, extra_constraints)
+        alike = self._alike_key(node_pools, claims, extra_constraints) \
+            if not explain and node_pools.node_independent and self.shortcuts else None
         if alike is not None:
             known = self._failed_alike.get(alike[0])
             if known is not None:

@@ -131,11 +131,30 @@ _CAPACITY_AT = [check.reason for check in DEVICE_CHECKS].index(R.CAPACITY)
 UNSELECTABLE = frozenset(check.reason for check in DEVICE_CHECKS[:_CAPACITY_AT] if check.fact)
 
 
-def fact_verdict(search, rd, cand) -> str:
+def fact_verdict_in_order(search, rd, cand) -> str:
     """The first fact check `cand` fails for `rd`, or PASS. Raises AllocationError."""
     for check in FACT_CHECKS:
         if not check.test(search, rd, cand):
             return check.reason
+    return PASS
+
+
+def fact_verdict(search, rd, cand) -> str:
+    """fact_verdict_in_order with the checks written out, in the same order: a dry run computes a
+    verdict for each new device it meets, and the loop costs a call per check. The search uses
+    the loop on its plain path (shortcuts off), so the differential tests compare the two."""
+    dev = cand.device
+    f = search.f
+    if dev.binding_conditions and not f.device_binding_and_status:
+        return R.BINDING_CONDITIONS
+    if rd.class_selectors and not selectors_match(search, rd.class_selectors, dev, f"class {rd.cls.name}"):
+        return R.CLASS_SELECTOR
+    if rd.selectors and not selectors_match(search, rd.selectors, dev, f"claim {search.claims[rd.at.claim].ref}"):
+        return R.REQUEST_SELECTOR
+    if dev.consumes_counters and not f.partitionable_devices:
+        return R.COUNTERS_DISABLED
+    if f.device_taints and dev.taints and untolerated_taint(dev.taints, rd.tolerations) is not None:
+        return R.TAINTED
     return PASS
 
 

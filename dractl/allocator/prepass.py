@@ -37,7 +37,7 @@ class RequestData:
 
     __slots__ = ("at", "name", "base", "sub", "result_name", "request", "cls", "class_selectors",
                  "selectors", "mode", "need", "all_devices", "admin", "tolerations", "cap_requests",
-                 "verdicts", "last", "derived")
+                 "verdicts", "last", "derived", "may_exceed")
 
     def __init__(self, at: RequestIndex, parent: DeviceRequest, request, cls: DeviceClass, class_selectors: tuple):
         self.at = at
@@ -65,6 +65,10 @@ class RequestData:
         # (name, expression) of the 1.37 derived attributes; filled by the pre-pass when the
         # DRADerivedAttributes feature is on (ignored otherwise, as a scheduler without the gate does).
         self.derived: tuple[tuple[str, str], ...] = ()
+        # Whether picking this request's devices could take the claim over MAX_DEVICES, counting
+        # the most devices the claim's earlier requests can have (the pre-pass sets it; the
+        # search checks the limit only where it can be hit).
+        self.may_exceed = True
 
     @property
     def label(self) -> str:
@@ -79,8 +83,23 @@ class RequestData:
         return f"RequestData({self.result_name}, at={tuple(self.at)})"
 
 
+# RequestIndex objects by (claim, request, subrequest): the few positions there are, made once
+# (a NamedTuple costs two calls to make, a dict look-up by subscript none).
+_INDEXES: dict[tuple, RequestIndex] = {}
+
+
+def _index(c: int, j: int, s: int | None) -> RequestIndex:
+    key = (c, j, s)
+    if key in _INDEXES:
+        return _INDEXES[key]
+    at = _INDEXES[key] = RequestIndex(c, j, s)
+    return at
+
+
 def prepare(search) -> None:
-    """Fill `search.claim_reqs` and `search.constraints`. Raises AllocationError."""
+    """Fill `search.claim_reqs`, `search.constraints`, `search.results` and `search.class_config`
+    (the claims with some class config).
+    Raises AllocationError."""
     f = search.f
     check_features = not (f.prioritized_list and f.consumable_capacity)
     depth = 400    # recursion: a few levels per claim and request, two per device
@@ -88,26 +107,42 @@ def prepare(search) -> None:
         search.where = (c, None)
         entries: list = []
         lower_bound = 0
+        most = 0        # the most devices the requests so far can take (see RequestData.may_exceed)
+        class_config = False
         for j, req in enumerate(claim.requests):
             if check_features:
                 _check_request_features(f, claim.ref, req)
             if req.first_available:
-                subs = tuple([_request_data(search, RequestIndex(c, j, s), req, sub)
+                subs = tuple([_request_data(search, _index(c, j, s), req, sub)
                               for s, sub in enumerate(req.first_available)])
                 entries.append(subs)
                 need = min([rd.need for rd in subs])
+                for rd in subs:
+                    rd.may_exceed = most + rd.need > MAX_DEVICES
+                most += max([rd.need for rd in subs])
+                class_config = class_config or any([rd.cls.config for rd in subs])
             elif req.exactly is not None:
-                rd = _request_data(search, RequestIndex(c, j, None), req, req.exactly)
+                key = (c, j, None)
+                rd = _request_data(search, _INDEXES[key] if key in _INDEXES else _index(c, j, None), req, req.exactly)
                 entries.append(rd)
                 need = rd.need
+                rd.may_exceed = most + need > MAX_DEVICES
+                most += need
+                class_config = class_config or bool(rd.cls.config)
             else:
                 raise AllocationError(f"resource claim {claim.ref}, request {req.name}: unknown request type")
-            lower_bound = _add_to_claim(search, claim, req, lower_bound, need)
+            if 0 <= need <= MAX_DEVICES - lower_bound:
+                lower_bound += need     # what _add_to_claim does with it, in either variant
+            else:
+                lower_bound = _add_to_claim(search, claim, req, lower_bound, need)
             depth += 3
-        _check_claim_bound(claim, lower_bound)
+        if not 0 <= lower_bound <= MAX_DEVICES:
+            _check_claim_bound(claim, lower_bound)
         search.claim_reqs.append(entries)
         search.constraints.append(_constraints(search, claim) if claim.constraints else [])
         search.results.append([])
+        if class_config:
+            search.class_config.add(c)
         depth += 4 + 2 * MAX_DEVICES
     if search.claim_reqs and search.claim_reqs[-1]:
         last = search.claim_reqs[-1][-1]
@@ -184,7 +219,8 @@ def _request_data(search, at: RequestIndex, parent: DeviceRequest, request) -> R
     if not class_name:
         raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}: missing device class name "
                               "(unsupported request type?)")
-    cls = search.inventory.classes.get(class_name)
+    classes = search.inventory.classes
+    cls = classes[class_name] if class_name in classes else None
     if cls is None:
         raise AllocationError(f"claim {search.claims[at.claim].ref}, request {name}: could not retrieve device "
                               f"class {class_name}: deviceclass.resource.k8s.io \"{class_name}\" not found")
@@ -194,13 +230,15 @@ def _request_data(search, at: RequestIndex, parent: DeviceRequest, request) -> R
     if search.shortcuts:
         table = search.fact_table
         shape = rd.shape
-        verdicts = table.get(shape)
-        if verdicts is None:
+        if shape in table:
+            verdicts = table[shape]
+        else:
             verdicts = table[shape] = {}
         rd.verdicts = verdicts
     if rd.mode == ALLOCATION_MODE_EXACT_COUNT:
         rd.need = request.count
     elif rd.mode == ALLOCATION_MODE_ALL:
+        search.all_requests = True
         search.where = (at.claim, rd)
         rd.all_devices = _all_devices(search, rd)
         rd.need = len(rd.all_devices)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -105,6 +106,12 @@ class AllocationOutcome:
         return [r.to_dict() for r in self.results]
 
 
+# The share ID of a tentative pick whose ID is drawn when its result is built (a Search without a
+# share-ID generator): upstream draws a random UUID per pick, so when it is drawn cannot be told
+# apart, and an exhaustive search over shared devices no longer draws one per step.
+FRESH_SHARE_ID = object()
+
+
 # -- building results -----------------------------------------------------------------------------
 
 
@@ -113,33 +120,32 @@ def build_results(search, node_name: str, binding_enabled: bool, variant: str) -
     for c, claim in enumerate(search.claims):
         internal = search.results[c]
         devices = []
-        for r in internal:
-            dev = r.cand.device
+        for rd, cand, share_id, consumed in internal:     # search.RESULT_RD ... RESULT_CONSUMED
+            dev = cand.device
             devices.append(DeviceRequestAllocationResult(
-                request=r.rd.result_name, driver=dev.driver, pool=dev.pool, device=dev.name,
-                admin_access=True if r.rd.admin else None,
-                tolerations=r.rd.tolerations,
+                request=rd.result_name, driver=dev.driver, pool=dev.pool, device=dev.name,
+                admin_access=True if rd.admin else None,
+                tolerations=rd.tolerations,
                 binding_conditions=dev.binding_conditions if binding_enabled else None,
                 binding_failure_conditions=dev.binding_failure_conditions if binding_enabled else None,
-                share_id=r.share_id,
-                consumed_capacity=r.consumed,
+                share_id=str(uuid.uuid1()) if share_id is FRESH_SHARE_ID else share_id,
+                consumed_capacity=consumed,
                 # 1.37: "a copy of the ResourceSlice.spec.skipNodeOperations value at the time when
                 # the device was allocated" (only such devices that may be allocated get here).
-                skip_node_operations=r.cand.slice.skip_node_operations,
+                skip_node_operations=cand.slice.skip_node_operations,
             ))
         config = _build_config(search, c, claim) \
-            if not search.shortcuts or claim.config or _any_class_config(search, c) else ()
-        selector = _build_node_selector(internal, node_name, claim, variant)
+            if not search.shortcuts or claim.config or c in search.class_config else ()
+        # The common case without a call: the first device's slice names the node, whose
+        # selector is built already (what _build_node_selector returns for it).
+        first = internal[0][1] if internal else None
+        if first is not None and not first.per_device_node_selection and first.slice.node_name \
+                and node_name in _NODE_NAME_SELECTORS:
+            selector = _NODE_NAME_SELECTORS[node_name]
+        else:
+            selector = _build_node_selector(internal, node_name, claim, variant)
         out.append(AllocationResult(devices=tuple(devices), config=config, node_selector=selector))
     return tuple(out)
-
-
-def _any_class_config(search, c: int) -> bool:
-    for entry in search.claim_reqs[c]:
-        for rd in entry if type(entry) is tuple else (entry,):
-            if rd.cls.config:
-                return True
-    return False
 
 
 def _chosen_rd(search, c: int, j: int):
@@ -208,7 +214,7 @@ def _build_node_selector(internal, node_name: str, claim: ResourceClaim, variant
     fields: list[NodeSelectorRequirement] = []
     exprs: list[NodeSelectorRequirement] = []
     for r in internal:
-        dev, sl = r.cand.device, r.cand.slice
+        dev, sl = r[1].device, r[1].slice      # search.RESULT_CAND
         if sl.per_device_node_selection is True:
             nn, ns = dev.node_name, dev.node_selector
         else:

@@ -18,26 +18,26 @@ from typing import Callable
 from dractl.api.resource import ResourceClaim
 from dractl.allocator import reasons as R
 from dractl.allocator.capacity import capacity_fits, consumed_capacity
-from dractl.allocator.checks import UNSELECTABLE, FactCache, fact_verdict, on_node
+from dractl.allocator.checks import UNSELECTABLE, FactCache, fact_verdict, fact_verdict_in_order, on_node
 from dractl.allocator.constraints import Constraint
 from dractl.allocator.compatgroups import GroupBook
 from dractl.allocator.counters import CounterBook
 from dractl.allocator.derived import derived_values
 from dractl.allocator.errors import AllocationError, MaxSizeExceeded, SearchTimeout
 from dractl.allocator.features import AllocatorFeatures, Compat
+from dractl.allocator.hopeless import all_set_doomed, search_doomed
 from dractl.allocator.inventory import Inventory
 from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.pools import Candidate, NodePools
 from dractl.allocator.prepass import MAX_DEVICES, RequestData, RequestIndex, go_int, prepare
+from dractl.allocator.results import FRESH_SHARE_ID
 
-__all__ = ["InternalResult", "RequestData", "RequestIndex", "Search", "MAX_DEVICES"]
+__all__ = ["RequestData", "RequestIndex", "Search", "MAX_DEVICES"]
 
 
-class InternalResult:
-    __slots__ = ("rd", "cand", "share_id", "consumed")
-
-    def __init__(self, rd: RequestData, cand: Candidate, share_id, consumed):
-        self.rd, self.cand, self.share_id, self.consumed = rd, cand, share_id, consumed
+# A picked device of a claim, in `Search.results[claim]`: a plain tuple (one is made per tentative
+# pick, and a tuple costs no call), read by results.py at these positions.
+RESULT_RD, RESULT_CAND, RESULT_SHARE_ID, RESULT_CONSUMED = range(4)
 
 
 class Search:
@@ -47,7 +47,7 @@ class Search:
 
     def __init__(self, *, features: AllocatorFeatures, compat: Compat, variant: str, node: NodeInfo,
                  node_pools: NodePools, inventory: Inventory, claims: list[ResourceClaim], engine,
-                 counter_cache: dict, new_share_id: Callable[[], str], facts: FactCache | None = None,
+                 counter_cache: dict, new_share_id: Callable[[], str] | None, facts: FactCache | None = None,
                  fact_table: dict | None = None, shortcuts: bool = True, deadline: float | None = None,
                  recorder=None):
         self.f = features
@@ -70,24 +70,28 @@ class Search:
         # Compatibility groups (1.37) only where some device of the node's pools declares them.
         self.groups = GroupBook(self.state) \
             if features.compatibility_groups and node_pools.has_compatibility_groups else None
-        self.in_use = self.state.exclusive_ids()  # live view: device ID -> allocated exclusively
+        self.in_use = self.state.in_use            # live view: device ID -> allocated exclusively
         # 1.38 (#140798): a live committed share also keeps a device that no longer allows
         # multiple allocations from being allocated exclusively. None = not checked.
         self.shared = self.state.shared_ids() \
             if compat.shared_device_not_exclusive and features.consumable_capacity else None
         self.qualified_names = compat.qualified_capacity_names   # 1.38 (#142202)
-        self.new_share_id = new_share_id
+        self.new_share_id = new_share_id     # None: IDs drawn when results are built (FRESH_SHARE_ID)
         self.deadline = deadline
         self.rec = recorder
         self.steps = 0
         self.claim_reqs: list[list] = []          # per claim: RequestData or tuple of RequestData
         self.constraints: list[list[Constraint]] = []
-        self.results: list[list[InternalResult]] = []      # per claim, filled by prepare
+        self.results: list[list[tuple]] = []      # per claim, filled by prepare: see RESULT_RD
+        self.class_config: set[int] = set()       # filled by prepare: claims some class has config for
+        self.all_requests = False                 # set by prepare: some request has allocationMode All
         self.chosen: dict[tuple[int, int], int] = {}      # (claim, request) -> chosen subrequest
         self.allocating: dict[tuple, set] = {}
         self.inflight: dict[tuple, dict[str, Fraction]] = {}
         self.where = (0, None)                    # (claim index, RequestData) for timeout messages
         self.derived_cache: dict = {}             # (derived definitions, Device) -> values (derived.py)
+        self.doomed_all_sets: dict[RequestData, bool] = {}   # see hopeless.all_set_doomed
+        self.consumed_cache: dict[tuple, dict] = {}   # (RequestData, Device) -> amounts, see _consumed
 
     # -- public entry ---------------------------------------------------------------------------
     def run(self) -> bool:
@@ -97,7 +101,15 @@ class Search:
             if self.extra_constraints is not None:
                 self._add_extra_constraints()
             try:
-                return self._next(0, 0) if self.claim_reqs else True
+                # = self.search(), without its call (the common path is one short claim)
+                if not self.claim_reqs:
+                    return True
+                if self.all_requests and search_doomed(self):
+                    return False
+                first = self.claim_reqs[0]
+                if first and type(first[0]) is not tuple:
+                    return self._devices(first[0], 0, 0)     # what _next(0, 0) does with it
+                return self._next(0, 0)
             except MaxSizeExceeded:
                 raise AllocationError("allocation max size exceeded") from None
         except SearchTimeout:
@@ -121,7 +133,11 @@ class Search:
 
     def search(self) -> bool:
         """The search proper, after `prepare`. May raise MaxSizeExceeded or SearchTimeout."""
-        return self._next(0, 0) if self.claim_reqs else True
+        if not self.claim_reqs:
+            return True
+        if self.all_requests and search_doomed(self):
+            return False
+        return self._next(0, 0)
 
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -133,9 +149,11 @@ class Search:
         dev = cand.device
         v = rd.verdicts.get(dev)
         if v is None:
-            v = fact_verdict(self, rd, cand)
             if self.shortcuts:
+                v = fact_verdict(self, rd, cand)
                 self.facts.store(rd.verdicts, dev, v)
+            else:
+                v = fact_verdict_in_order(self, rd, cand)
         return v
 
     def selectable(self, rd: RequestData, cand: Candidate) -> bool:
@@ -232,7 +250,7 @@ class Search:
             return False
         if k >= rd.need:
             return self._next(c, rd.at.request + 1)
-        if rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
+        if rd.may_exceed and rd.need - k > MAX_DEVICES - len(self.results[c]) and self._over_claim_limit(c, rd, k):
             raise MaxSizeExceeded()
         if all_mode:
             return self._all_mode_device(rd, k)
@@ -248,6 +266,8 @@ class Search:
         # Without capacity requests or capacities the capacity check is trivially true.
         skip_capacity = not rd.cap_requests and self.shortcuts
         cc = self.f.consumable_capacity
+        committed, inflight = self.state.capacity_in_use, self.inflight   # .get() without the calls
+        fractional = self.f.fractional_capacity_range
         admin = rd.admin
         i = start
         while i < n:
@@ -255,28 +275,26 @@ class Search:
             i += 1
             did = cand.id
             # IN_USE, ALLOCATING (admin access may share a device, only not within its claim)
+            # (`in` and a subscript, not .get: no call per candidate)
             if admin:
-                users = allocating.get(did)
-                taken = R.ALLOCATING if users and c in users else None
+                taken = R.ALLOCATING if did in allocating and c in allocating[did] else None
             else:
-                taken = R.IN_USE if did in in_use else R.ALLOCATING if allocating.get(did) else None
+                taken = R.IN_USE if did in in_use else R.ALLOCATING if did in allocating and allocating[did] else None
             if taken is not None:
                 if rec is not None:
                     rec(rd, cand, taken)
                 continue
             # BINDING_CONDITIONS .. NODE_MISMATCH
             dev = cand.device
-            verdict = verdicts.get(dev)
-            if verdict is None:
-                verdict = self.verdict(rd, cand)
+            verdict = verdicts[dev] if dev in verdicts else self.verdict(rd, cand)
             if verdict in UNSELECTABLE or (cand.per_device_node_selection and not self._on_node(rd, cand)):
                 if rec is not None:
                     rec(rd, cand, R.NOT_SELECTABLE)
                 continue
             # CAPACITY
             if cc and not (skip_capacity and not dev.capacities) and not capacity_fits(
-                    rd.cap_requests, dev, self.state.committed_capacity(did), self.inflight.get(did),
-                    self.f.fractional_capacity_range, did[0] if self.qualified_names else None):
+                    rd.cap_requests, dev, committed[did] if did in committed else None, inflight[did]
+                    if did in inflight else None, fractional, did[0] if self.qualified_names else None):
                 if rec is not None:
                     rec(rd, cand, R.CAPACITY)
                 continue
@@ -312,9 +330,14 @@ class Search:
 
     def _all_mode_device(self, rd: RequestData, k: int) -> bool:
         """allocationMode All: device `k` of the request's fixed set, or fail."""
+        if k == 0 and all_set_doomed(self, rd):
+            return False
         cand = rd.all_devices[k]
         rec = self.rec
-        undo = self.allocate_device(rd.at.claim, rd, cand, True, self.verdict(rd, cand))
+        verdicts = rd.verdicts
+        dev = cand.device
+        undo = self.allocate_device(rd.at.claim, rd, cand, True,
+                                    verdicts[dev] if dev in verdicts else self.verdict(rd, cand))
         if type(undo) is str:
             if rec is not None:
                 rec(rd, cand, undo)
@@ -339,15 +362,14 @@ class Search:
         dev = cand.device
         did = cand.id
         multi = f.consumable_capacity and dev.allow_multiple_allocations
+        allocating = self.allocating
         if rd.admin:
-            if not multi:
-                users = self.allocating.get(did)
-                if users and c in users:
-                    return R.ALLOCATING
+            if not multi and did in allocating and c in allocating[did]:
+                return R.ALLOCATING
         else:
             if did in self.in_use:
                 return R.IN_USE
-            if self.allocating.get(did):
+            if did in allocating and allocating[did]:
                 return R.ALLOCATING
             if not multi and self.shared is not None and did in self.shared:
                 return R.IN_USE
@@ -391,6 +413,20 @@ class Search:
 
         return undo_with_groups
 
+    def _consumed(self, rd: RequestData, cand: Candidate) -> dict:
+        """consumed_capacity for `rd` on the device: a function of the request and the device only,
+        computed once per call for each pair (an exhaustive search picks the same shared device
+        for the same request again and again). The dicts are never changed."""
+        key = (rd, cand.device)
+        cache = self.consumed_cache
+        if key in cache:
+            return cache[key]
+        amounts = consumed_capacity(rd.cap_requests, cand.device, self.f.fractional_capacity_range,
+                                    self.capacity_driver(cand))
+        if self.shortcuts:
+            cache[key] = amounts
+        return amounts
+
     def _reserve(self, c: int, rd: RequestData, cand: Candidate, must: bool, multi: bool, took_counters: bool):
         """CONSTRAINT, the capacity re-check, then the device is picked; returns its undo."""
         dev = cand.device
@@ -401,7 +437,7 @@ class Search:
         # Derived attributes are evaluated only when a constraint may read them (dractl's lazy
         # choice, derived.py); an evaluation error aborts the allocation.
         derived = derived_values(self, rd, dev) if rd.derived and constraints else None
-        for i, con in enumerate(constraints):
+        for i, con in enumerate(constraints) if constraints else ():
             if not con.add(base, sub, dev, derived):
                 if must:
                     raise AllocationError(f"claim {self.claims[c].ref}, request {rd.name}: cannot add device "
@@ -413,14 +449,19 @@ class Search:
                 return R.CONSTRAINT
         allocating, inflight = self.allocating, self.inflight
         if not multi:
-            users = allocating.get(did)
-            if users is None:
-                users = allocating[did] = set()
-            users.add(c)
+            if did in allocating:
+                allocating[did].add(c)
+            else:
+                allocating[did] = {c}
         share_id = consumed = None
-        if self.f.consumable_capacity and (rd.cap_requests or dev.capacities or not self.shortcuts):
-            if not capacity_fits(rd.cap_requests, dev, self.state.committed_capacity(did), inflight.get(did),
-                                 self.f.fractional_capacity_range, self.capacity_driver(cand)):
+        # The re-check matters in "must" mode (All): a device picked by the scan of _devices passed
+        # the same check a moment ago, against the same state (nothing since changes capacity).
+        if self.f.consumable_capacity and (must or not self.shortcuts) and \
+                (rd.cap_requests or dev.capacities or not self.shortcuts):
+            committed = self.state.capacity_in_use
+            if not capacity_fits(rd.cap_requests, dev, committed[did] if did in committed else None,
+                                 inflight[did] if did in inflight else None, self.f.fractional_capacity_range,
+                                 did[0] if self.qualified_names else None):
                 # Snapshot: constraints and counters stay reserved on this path (fixed upstream later).
                 if release:
                     for con in constraints:
@@ -431,32 +472,29 @@ class Search:
                         allocating[did].discard(c)
                 return R.CAPACITY
         if multi:
-            amounts = consumed_capacity(rd.cap_requests, dev, self.f.fractional_capacity_range,
-                                        self.capacity_driver(cand))
-            share_id = self.new_share_id()
+            amounts = self._consumed(rd, cand)
+            share_id = FRESH_SHARE_ID if self.new_share_id is None else self.new_share_id()
             entry = inflight.setdefault(did, {})
             for name, q in amounts.items():
                 entry[name] = entry.get(name, 0) + q.value
             consumed = amounts or None
         results = self.results[c]
         n_before = len(results)
-        results.append(InternalResult(rd, cand, share_id, consumed))
+        results.append((rd, cand, share_id, consumed))
         counters = self.counters if took_counters and (release or not multi) else None
 
         def undo() -> None:
             for con in constraints:
                 con.remove(base, sub, dev)
-            users = allocating.get(did)
-            if users is not None:
-                users.discard(c)
-            if consumed:
-                entry = inflight.get(did)
-                if entry is not None:
-                    for name, q in consumed.items():
-                        if name in entry:
-                            entry[name] -= q.value
-                    if all(v == 0 for v in entry.values()):
-                        del inflight[did]
+            if did in allocating:
+                allocating[did].discard(c)
+            if consumed and did in inflight:
+                entry = inflight[did]
+                for name, q in consumed.items():
+                    if name in entry:
+                        entry[name] -= q.value
+                if not any(entry.values()):      # every amount back to zero
+                    del inflight[did]
             if counters is not None:
                 counters.release(cand)
             del results[n_before:]

@@ -20,9 +20,13 @@ class AllocatedState:
     def __init__(self, consumable_capacity: bool):
         self.consumable_capacity = consumable_capacity
         self._exclusive: Counter = Counter()            # DeviceID -> number of results
+        # The live set-like view behind `is_allocated`, as an attribute for the search, which reads
+        # it once per call (exclusive_ids() is the same object).
+        self.in_use = self._exclusive
         self._shared: Counter = Counter()                # (DeviceID, shareID) -> number of results
         self._shared_devices: Counter = Counter()        # DeviceID -> number of shares
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        self.capacity_in_use = self._capacity              # live, read only: committed_capacity() without a call
         self._capacity_refs: Counter = Counter()         # DeviceID -> number of results with consumedCapacity
         self._claims: dict[str, AllocationResult] = {}
         # Bumped on every change; caches derived from the state compare against it.

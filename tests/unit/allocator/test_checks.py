@@ -103,3 +103,55 @@ def test_the_cache_is_bounded_and_keeps_working_after_clearing():
     assert alloc.allocate(NODE, [claim("a", requests=[request(count=3)])]).allocated
     assert facts.computed <= 2
     assert alloc.allocate(NODE, [claim("b", requests=[request(count=3)])]).allocated
+
+
+def test_written_out_fact_verdict_follows_the_list():
+    # checks.fact_verdict (the search's, with shortcuts) against the loop over FACT_CHECKS, on
+    # devices failing every combination of the fact checks, under every setting of their gates.
+    import itertools
+
+    from dractl.allocator.checks import fact_verdict, fact_verdict_in_order
+    from dractl.allocator.nodes import NodeInfo
+
+    devices = []
+    for i, (binding, cls_ok, model, counters, taint) in enumerate(itertools.product(
+            (False, True), (False, True), ("x", "y", None), (False, True), (False, True))):
+        attrs = {"c": {"bool": cls_ok}}
+        if model is not None:     # without: the request's selector fails to evaluate
+            attrs["model"] = {"string": model}
+            attrs["ok"] = {"bool": True}
+        dev = device(f"d{i}", attributes=attrs)
+        if binding:
+            dev.update(bindingConditions=["ready"], bindingFailureConditions=["failed"])
+        if counters:
+            dev["consumesCounters"] = [{"counterSet": "set", "counters": {"mem": {"value": "1"}}}]
+        if taint:
+            dev["taints"] = [{"key": "k", "value": "v", "effect": "NoSchedule"}]
+        devices.append(dev)
+    counter_slice = slice_("counters", devices=[], count=2,
+                           sharedCounters=[{"name": "set", "counters": {"mem": {"value": "100"}}}])
+    slices = [slice_(devices=devices, count=2), counter_slice]
+    cls = device_class(selectors=['attr("c") == True'])
+    req = request(selectors=['attr("model") == "x" if attr("ok") else RUNTIME'])
+    seen = set()
+    for gates in itertools.product((False, True), repeat=3):
+        binding, partitionable, taints = gates
+        alloc = Allocator(features(device_binding_and_status=binding, partitionable_devices=partitionable,
+                                   device_taints=taints), [cls], slices, (), (), FakeEngine(), facts=FactCache())
+        node = NodeInfo.from_any(NODE)
+        search = alloc._search(node, alloc.inventory.pools_for(node, alloc.variant), [claim(requests=[req])],
+                               None, None)
+        search.prepare()
+        rd = search.claim_reqs[0][0]
+        assert len(search.cands) == len(devices)
+        for cand in search.cands:
+            outcomes = []
+            for verdict in (fact_verdict, fact_verdict_in_order):
+                try:
+                    outcomes.append(verdict(search, rd, cand))
+                except Exception as exc:  # noqa: BLE001 - both must fail alike
+                    outcomes.append(f"error: {exc}")
+            assert outcomes[0] == outcomes[1], (gates, cand)
+            seen.add(outcomes[0] if not outcomes[0].startswith("error") else "error")
+    assert seen == {R.BINDING_CONDITIONS, R.CLASS_SELECTOR, R.REQUEST_SELECTOR, R.COUNTERS_DISABLED,
+                    R.TAINTED, "", "error"}
