@@ -156,6 +156,24 @@ def _ok(_v, _path, _errs) -> None:
     return None
 
 
+def _accepted_type(check: Check) -> type | None:
+    """The one type whose every value `check` accepts without a finding (set by the compiler
+    on a plain string field's check: str; on a boolean field's without format or enum: bool).
+    Callers skip the check for a value of exactly that type -- about half the values of a
+    manifest, for a dict lookup instead of a call and the path bookkeeping. Exact types only:
+    anything else (None, another type, a subclass) still goes through the check."""
+    return getattr(check, "accepted_type", None)
+
+
+def _any_of(preds: tuple) -> Callable[[Any], bool] | None:
+    """One predicate for "any of these types" (None: no type restriction)."""
+    if not preds:
+        return None
+    if len(preds) == 1:
+        return preds[0]
+    return lambda v: any(p(v) for p in preds)
+
+
 # ---------------------------------------------------------------------------------------------
 # Compiler: JSON Schema subset used by the generated files -> closures
 
@@ -221,13 +239,16 @@ class _Compiler:
         if real == ("array",):
             items = self.compile(node["items"]) if "items" in node else _ok
 
+            item_type = _accepted_type(items)
+
             def check_array(v, path, errs):
                 if isinstance(v, list):
                     if items is not _ok:
                         for i, item in enumerate(v):
-                            path.append(i)
-                            items(item, path, errs)
-                            path.pop()
+                            if item.__class__ is not item_type:  # see _accepted_type
+                                path.append(i)
+                                items(item, path, errs)
+                                path.pop()
                 elif v is None:
                     errs.append(null_err(path) if not nullable else _unset(path))
                 else:
@@ -241,13 +262,16 @@ class _Compiler:
                     else:
                         errs.append((tuple(path), C_TYPE, ERROR,
                                      f"Invalid value: {_show(v)}: {phrase}"))
+            check_string.accepted_type = str  # type: ignore[attr-defined]
             return check_string
+
+        type_ok = _any_of(preds)
 
         def check_scalar(v, path, errs):
             if v is None:
                 errs.append(null_err(path) if not nullable else _unset(path))
                 return
-            if preds and not any(p(v) for p in preds):
+            if type_ok is not None and not type_ok(v):
                 errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
                 return
             if value_check is not None:
@@ -255,6 +279,8 @@ class _Compiler:
                 if msg:
                     errs.append((tuple(path), C_INVALID, ERROR, f"Invalid value: {_show(v)}: {msg}"
                                  if not msg.startswith("Unsupported") else msg))
+        if real == ("boolean",) and value_check is None:
+            check_scalar.accepted_type = bool  # type: ignore[attr-defined]
         return check_scalar
 
     def _value_check(self, node: dict, types: tuple[str, ...]):
@@ -326,6 +352,11 @@ class _Compiler:
             t = node["properties"][name].get("type", ())
             scalar_zero[name] = "false" if "boolean" in t else "0"
 
+        # Most fields of a manifest are strings and booleans of the right type: the loop
+        # recognises them by their type alone, without calling their check (see _accepted_type).
+        accepted = {name: t for name, c in props.items() if (t := _accepted_type(c)) is not None}
+        addl_type = _accepted_type(addl) if addl else None  # maps of strings (labels, ...)
+
         def check_object(v, path, errs):
             if not isinstance(v, dict):
                 if v is None:
@@ -335,6 +366,8 @@ class _Compiler:
                     errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
                 return
             for key, value in v.items():
+                if accepted.get(key) is value.__class__:
+                    continue
                 c = props.get(key)
                 if c is not None:
                     if c is not _ok:
@@ -346,7 +379,7 @@ class _Compiler:
                     shown = json.dumps(render_path(where), ensure_ascii=False)
                     errs.append((where, C_UNKNOWN_FIELD, ERROR, f"unknown field {shown}"
                                  + _did_you_mean(str(key), props)))
-                elif addl is not None:
+                elif addl is not None and value.__class__ is not addl_type:
                     path.append(MapKey(str(key)))
                     addl(value, path, errs)
                     path.pop()
