@@ -509,8 +509,8 @@ BINDING_CONDITIONS_MAX = 4
 def check_binding_conditions(em: Emitter, code: str, obj: dict, path: tuple) -> None:
     conditions = get_list(obj, "bindingConditions")
     failures = get_list(obj, "bindingFailureConditions")
-    if conditions is BAD or failures is BAD:
-        return
+    if conditions is BAD or failures is BAD or not (conditions or failures):
+        return  # (neither set: the usual device, nothing to check)
     for name, items in (("bindingConditions", conditions), ("bindingFailureConditions", failures)):
         if len(items) > BINDING_CONDITIONS_MAX:
             em.add(code, too_many(len(items), BINDING_CONDITIONS_MAX), path + (name,))
