@@ -19,6 +19,11 @@ except ImportError:  # pragma: no cover - depends on the platform's PyYAML build
 C_ACCELERATED = _BaseLoader.__name__.startswith("C")
 
 
+class _AnyCharacter:
+    def __contains__(self, _item) -> bool:
+        return True
+
+
 class DuplicateKey(Exception):
     def __init__(self, key: str, line: int, column: int, first_line: int):
         super().__init__(key)
@@ -64,7 +69,11 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             # Plain scalars repeat (names, quantities, "true"): resolve each distinct text once.
             tag = self._plain_tags.get(value)
             if tag is None:
-                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
+                if value and value[0] not in _RESOLVED_FIRST:
+                    tag = _STR  # no implicit resolver starts with this character
+                else:
+                    tag = super().resolve(kind, value, implicit)
+                self._plain_tags[value] = tag
             return tag
         return _MAP if kind is _MappingNode else _SEQ
 
@@ -82,7 +91,7 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     def _value(self, node, depth: int):
         tag = node.tag
         if node.__class__ is _ScalarNode:
-            return node.value if tag == _STR else self.construct_object(node)
+            return node.value if tag == _STR else self._scalar(node, tag)
         built = self._built.get(node)
         if built is not None:
             self.alias_uses += 1
@@ -94,9 +103,10 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         if tag == _SEQ:
             items: list = []
             self._built[node] = items
+            append = items.append
             for child in node.value:
-                items.append(child.value if child.tag == _STR and child.__class__ is _ScalarNode
-                             else self._value(child, depth + 1))
+                append(child.value if child.__class__ is _ScalarNode and child.tag == _STR
+                       else self._value(child, depth + 1))
             return items
         value = self.construct_object(node, deep=True)  # another tag: PyYAML decides
         self._built[node] = value
@@ -106,11 +116,11 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         mapping: dict = {}
         self._built[node] = mapping
         reported = len(self.duplicates)
+        intern = self.keys.setdefault
         for key_node, value_node in node.value:
-            key_tag = key_node.tag
-            if key_tag == _STR and key_node.__class__ is _ScalarNode:
-                key = self.keys.setdefault(key_node.value, key_node.value)
-            elif key_tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
+            if key_node.__class__ is _ScalarNode and key_node.tag == _STR:
+                key = intern(key_node.value, key_node.value)
+            elif key_node.tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
                 del self.duplicates[reported:]  # the mapping is read again from the start
                 mapping = self.construct_object(node, deep=True)
                 self._built[node] = mapping
@@ -122,9 +132,21 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             if key in mapping:
                 self._duplicate(node, key, key_node)
             mapping[key] = (value_node.value
-                            if value_node.tag == _STR and value_node.__class__ is _ScalarNode
+                            if value_node.__class__ is _ScalarNode and value_node.tag == _STR
                             else self._value(value_node, depth + 1))
         return mapping
+
+    def _scalar(self, node, tag: str):
+        """A scalar that is not a string (an int, a bool, null, ...). The ones whose tag was
+        resolved from their plain text, as nearly all are, are decoded here directly; PyYAML's
+        construct_object (a memo, a recursion guard, a constructor lookup) takes the rest."""
+        if node.style == "" and self._plain_tags.get(node.value) == tag:
+            decode = _PLAIN_DECODERS.get(tag)
+            if decode is not None and node not in self.constructed_objects:
+                value = decode(self, node)
+                self.constructed_objects[node] = value  # as construct_object: aliases count
+                return value
+        return self.construct_object(node)
 
     def _duplicate(self, node, key: str, key_node) -> None:
         # Rare: find where the key was first set (`on` and `yes` are both the key "true").
@@ -164,6 +186,15 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                 first_seen[key] = key_node.start_mark.line + 1
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
+
+
+# The first characters for which PyYAML has implicit resolvers (digits, signs, the letters of
+# true/null/yes/...): a plain scalar starting with any other character is a string, as PyYAML's
+# resolve finds after trying no expression, here without the call (names, "gpu", "bench", ...:
+# a third of the distinct plain scalars of a manifest). Resolvers for any first character
+# (None) would make every scalar need the full resolution.
+_RESOLVED_FIRST = (frozenset(ManifestLoader.yaml_implicit_resolvers)
+                   if None not in ManifestLoader.yaml_implicit_resolvers else _AnyCharacter())
 
 
 def _json_key(key) -> str:
@@ -245,6 +276,15 @@ def _construct_as_sequence(loader, node):
             None, None, f"expected a sequence node, but found {node.id}", node.start_mark)
     return [loader.construct_object(child, deep=True) for child in node.value]
 
+
+# Decoders of plain scalars whose tag was resolved from their own text (ManifestLoader._scalar):
+# what _checked_scalar does for them once it has found the text resolves to the tag.
+_PLAIN_DECODERS = {
+    _INT: _construct_int,
+    _FLOAT: _checked_scalar,  # (NaN and infinities are refused there)
+    _BOOL: yaml.constructor.SafeConstructor.construct_yaml_bool,
+    _NULL: lambda _loader, _node: None,
+}
 
 # Timestamps stay strings (as in Kubernetes' YAML->JSON conversion).
 ManifestLoader.add_constructor(_INT, _checked_scalar)
