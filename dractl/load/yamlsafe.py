@@ -299,4 +299,15 @@ ManifestLoader.add_constructor("tag:yaml.org,2002:pairs", _construct_as_sequence
 
 
 class NodeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Composes nodes only (for source positions)."""
+    """Composes nodes only (for source positions, which compare the text of keys and never
+    read a tag): implicit tags are not resolved -- PyYAML's resolve tries regular expressions on
+    every plain scalar -- and the path resolvers, which manifests never use, are not told of
+    every step down and up the tree. The same nodes, marks and errors otherwise."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.descend_resolver = slice   # (parent, index) -> ignored
+        self.ascend_resolver = tuple    # () -> ignored
+
+    def resolve(self, kind, value, implicit):
+        return _MAP if kind is _MappingNode else _SEQ if kind is yaml.SequenceNode else _STR
