@@ -149,7 +149,23 @@ _PREDICATES: dict[str, Callable[[Any], bool]] = {
     "boolean": lambda v: isinstance(v, bool),
 }
 
-Check = Callable[[Any, list, list], None]  # (value, path stack, error sink)
+Check = Callable[[Any, Any, list], None]  # (value, path, error sink)
+
+
+# A check's path is a chain of (parent path, key) pairs ending in None at the document: a
+# nested value extends it with one small tuple instead of pushing and popping a shared list
+# around every call, and it becomes a tuple of keys only for a finding (_keys).
+ROOT = None
+
+
+def _keys(path) -> tuple:
+    """The path as a tuple of keys, from the document down."""
+    keys = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    keys.reverse()
+    return tuple(keys)
 
 
 def _ok(_v, _path, _errs) -> None:
@@ -171,7 +187,13 @@ def _any_of(preds: tuple) -> Callable[[Any], bool] | None:
         return None
     if len(preds) == 1:
         return preds[0]
-    return lambda v: any(p(v) for p in preds)
+
+    def any_type(v) -> bool:
+        for p in preds:
+            if p(v):
+                return True
+        return False
+    return any_type
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,13 +268,11 @@ class _Compiler:
                     if items is not _ok:
                         for i, item in enumerate(v):
                             if item.__class__ is not item_type:  # see _accepted_type
-                                path.append(i)
-                                items(item, path, errs)
-                                path.pop()
+                                items(item, (path, i), errs)
                 elif v is None:
                     errs.append(null_err(path) if not nullable else _unset(path))
                 else:
-                    errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
+                    errs.append((_keys(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
             return check_array
         if real == ("string",) and value_check is None:
             def check_string(v, path, errs):
@@ -260,7 +280,7 @@ class _Compiler:
                     if v is None:
                         errs.append(null_err(path) if not nullable else _unset(path))
                     else:
-                        errs.append((tuple(path), C_TYPE, ERROR,
+                        errs.append((_keys(path), C_TYPE, ERROR,
                                      f"Invalid value: {_show(v)}: {phrase}"))
             check_string.accepted_type = str  # type: ignore[attr-defined]
             return check_string
@@ -272,12 +292,12 @@ class _Compiler:
                 errs.append(null_err(path) if not nullable else _unset(path))
                 return
             if type_ok is not None and not type_ok(v):
-                errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
+                errs.append((_keys(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
                 return
             if value_check is not None:
                 msg = value_check(v)
                 if msg:
-                    errs.append((tuple(path), C_INVALID, ERROR, f"Invalid value: {_show(v)}: {msg}"
+                    errs.append((_keys(path), C_INVALID, ERROR, f"Invalid value: {_show(v)}: {msg}"
                                  if not msg.startswith("Unsupported") else msg))
         if real == ("boolean",) and value_check is None:
             check_scalar.accepted_type = bool  # type: ignore[attr-defined]
@@ -352,43 +372,38 @@ class _Compiler:
             t = node["properties"][name].get("type", ())
             scalar_zero[name] = "false" if "boolean" in t else "0"
 
-        # Most fields of a manifest are strings and booleans of the right type: the loop
-        # recognises them by their type alone, without calling their check (see _accepted_type).
-        accepted = {name: t for name, c in props.items() if (t := _accepted_type(c)) is not None}
+        # field -> (the type its check accepts outright, or None; the check). Most values of a
+        # manifest are strings and booleans of the right type: the loop recognises them by
+        # their type alone, without calling their check (see _accepted_type).
+        fields = {name: (_accepted_type(c), c) for name, c in props.items()}
         addl_type = _accepted_type(addl) if addl else None  # maps of strings (labels, ...)
 
         def check_object(v, path, errs):
             if not isinstance(v, dict):
                 if v is None:
-                    errs.append((tuple(path), C_REQUIRED, ERROR, "Required value") if not nullable
+                    errs.append((_keys(path), C_REQUIRED, ERROR, "Required value") if not nullable
                                 else _unset(path))
                 else:
-                    errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
+                    errs.append((_keys(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
                 return
             for key, value in v.items():
-                if accepted.get(key) is value.__class__:
-                    continue
-                c = props.get(key)
-                if c is not None:
-                    if c is not _ok:
-                        path.append(key)
-                        c(value, path, errs)
-                        path.pop()
+                field = fields.get(key)
+                if field is not None:
+                    if field[0] is not value.__class__ and field[1] is not _ok:
+                        field[1](value, (path, key), errs)
                 elif addl is False:
-                    where = tuple(path) + (str(key),)
+                    where = _keys(path) + (str(key),)
                     shown = json.dumps(render_path(where), ensure_ascii=False)
                     errs.append((where, C_UNKNOWN_FIELD, ERROR, f"unknown field {shown}"
                                  + _did_you_mean(str(key), props)))
                 elif addl is not None and value.__class__ is not addl_type:
-                    path.append(MapKey(str(key)))
-                    addl(value, path, errs)
-                    path.pop()
+                    addl(value, (path, MapKey(str(key))), errs)
             for name in required:
                 if name not in v:
-                    errs.append((tuple(path) + (name,), C_REQUIRED, ERROR, "Required value"))
+                    errs.append((_keys(path) + (name,), C_REQUIRED, ERROR, "Required value"))
             for name in scalars:
                 if name not in v:
-                    errs.append((tuple(path) + (name,), C_REQUIRED_SCALAR, WARNING,
+                    errs.append((_keys(path) + (name,), C_REQUIRED_SCALAR, WARNING,
                                  f"Required value: omitted; the API server decodes it as "
                                  f"{scalar_zero[name]}"))
         return check_object
@@ -409,8 +424,8 @@ def _did_you_mean(key: str, known) -> str:
 UNSET = "unset"
 
 
-def _unset(path: list) -> tuple:
-    return (tuple(path), UNSET, None, "")
+def _unset(path) -> tuple:
+    return (_keys(path), UNSET, None, "")
 
 
 def _null_error(types: tuple[str, ...]):
@@ -419,8 +434,8 @@ def _null_error(types: tuple[str, ...]):
     if types and all(t in ("integer", "number", "boolean") for t in types):
         zero = "false" if types == ("boolean",) else "0"
         message = f"Required value: null; the API server decodes it as {zero}"
-        return lambda path: (tuple(path), C_REQUIRED_SCALAR, WARNING, message)
-    return lambda path: (tuple(path), C_REQUIRED, ERROR, "Required value")
+        return lambda path: (_keys(path), C_REQUIRED_SCALAR, WARNING, message)
+    return lambda path: (_keys(path), C_REQUIRED, ERROR, "Required value")
 
 
 _KEYWORDS = frozenset({"$ref", "type", "properties", "additionalProperties", "required",
@@ -562,7 +577,7 @@ class SchemaSet:
         if check is None:
             return [], []
         errs: list = []
-        check(doc, [], errs)
+        check(doc, ROOT, errs)
         if not errs:
             return [], []
         drop = [e[0] for e in errs if e[1] is UNSET or _drops_value(e[1], e[3])]
