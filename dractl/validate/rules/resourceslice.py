@@ -89,6 +89,7 @@ _ATTR_SCALARS = ("bool", "int", "string", "version")
 _ATTR_LISTS = ("bools", "ints", "strings", "versions")
 _ATTR_MEMBERS = frozenset(_ATTR_SCALARS + _ATTR_LISTS)
 _ATTR_LIST_SET = frozenset(_ATTR_LISTS)
+_UNCHECKED_SCALARS = frozenset({"int", "bool", "string"})  # (a string only for its length)
 _MAX_INT64 = 2**63 - 1
 
 
@@ -340,7 +341,7 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
                                                       f"not exceed {ATTR_VALUES_MAX}"), path)
     if attributes is not BAD:
         apath = path + ("attributes",)
-        for key in sorted(k for k in attributes if isinstance(k, str)):
+        for key in sorted([k for k in attributes if isinstance(k, str)]):
             check_qualified_name(em, C_ATTR_KEY, key, apath)
             value = attributes[key]
             if isinstance(value, dict):
@@ -348,8 +349,9 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
         slicefields.lint_standard_attributes(em, attributes, apath)
     multi = get_bool(device, "allowMultipleAllocations") is True
     if capacity is not BAD:
-        for key in sorted(k for k in capacity if isinstance(k, str)):
-            check_qualified_name(em, C_ATTR_KEY, key, path + ("capacity",))
+        cpath = path + ("capacity",)
+        for key in sorted([k for k in capacity if isinstance(k, str)]):
+            check_qualified_name(em, C_ATTR_KEY, key, cpath)
             value = capacity[key]
             if not isinstance(value, dict) or value.get("requestPolicy") is None:
                 continue
@@ -403,6 +405,12 @@ def _attribute_values(attributes: dict) -> int:
 def _check_attribute(em: Emitter, attr: dict, attributes_path: tuple, key: str) -> None:
     """One attribute (`key` in the device's attributes at `attributes_path`). Its path is built
     only for a finding: a slice of a thousand devices has tens of thousands of attributes."""
+    if len(attr) == 1:
+        (member, value), = attr.items()
+        if value is not None and member in _UNCHECKED_SCALARS and not (
+                member == "string" and isinstance(value, str)
+                and len(value) * 4 > ATTR_VALUE_MAX_LENGTH):
+            return  # one int, bool or short string: exactly one value, nothing to check in it
     set_members = 0
     for member in attr:  # usually one key: look only at what is there
         if member in _ATTR_MEMBERS and attr[member] is not None:
