@@ -212,8 +212,14 @@ def _drop_request_policies(drop, device: dict, dpath: tuple) -> None:
 
 
 def _has_list_attribute(attributes: dict) -> bool:
-    """Whether some attribute sets a list member. Nearly every attribute is one scalar: the
-    set test (in C, over the attribute's one or two keys) spares the four lookups for those."""
+    """Whether some attribute sets a list member. Nearly every attribute is one scalar: a set
+    test over all of them at once, in C, answers for those; the lookups run only when some
+    attribute names a list member (or a value is not a map)."""
+    try:
+        if all(map(_ATTR_LIST_SET.isdisjoint, attributes.values())):
+            return False
+    except TypeError:  # a value that is no collection: looked at one by one below
+        pass
     for value in attributes.values():
         if isinstance(value, dict) and not _ATTR_LIST_SET.isdisjoint(value) and \
                 any(value.get(m) is not None for m in _ATTR_LISTS):
