@@ -52,6 +52,10 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         self.alias_uses = 0       # container nodes reached again through an alias
         self.deepest = 0          # nesting depth of the last document built
         self._built: dict = {}    # container node -> its value, for aliases (per document)
+        # An alias is written `*name`: in a text without "*" (nearly every manifest) no node is
+        # reached twice, and the bookkeeping in _built -- two dict operations per map and list
+        # -- is skipped.
+        self._aliases = not isinstance(stream, str) or "*" in stream
         self._plain_tags: dict[str, str] = {}
         # Field names repeat in every object ("name", "deviceClassName", ...): one string each
         # for the whole file, not one per occurrence (a fifth of a big document's memory).
@@ -92,17 +96,19 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         tag = node.tag
         if node.__class__ is _ScalarNode:
             return node.value if tag == _STR else self._scalar(node, tag)
-        built = self._built.get(node)
-        if built is not None:
-            self.alias_uses += 1
-            return built
+        if self._aliases:
+            built = self._built.get(node)
+            if built is not None:
+                self.alias_uses += 1
+                return built
         if depth > self.deepest:
             self.deepest = depth
         if tag == _MAP:
             return self._mapping(node, depth)
         if tag == _SEQ:
             items: list = []
-            self._built[node] = items
+            if self._aliases:
+                self._built[node] = items
             append = items.append
             for child in node.value:
                 append(child.value if child.__class__ is _ScalarNode and child.tag == _STR
@@ -114,7 +120,8 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def _mapping(self, node, depth: int) -> dict:
         mapping: dict = {}
-        self._built[node] = mapping
+        if self._aliases:
+            self._built[node] = mapping
         reported = len(self.duplicates)
         intern = self.keys.setdefault
         for key_node, value_node in node.value:

@@ -135,3 +135,14 @@ def test_one_value_attributes_take_the_short_path_only_when_nothing_is_wrong():
     assert [code for code, _ in _codes(_slice({"a": {"version": "v1"}}))] == ["DRA1218"]
     two = _codes(_slice({"a": {"int": 1, "bool": True}}))
     assert [code for code, _ in two] == ["DRA1216"]
+
+
+def test_shared_maps_are_counted_only_where_aliases_can_be():
+    values, aliases = _construct_all("base: &b {x: 1}\nuse: *b\n")
+    assert values == [{"base": {"x": 1}, "use": {"x": 1}}]
+    assert values[0]["base"] is values[0]["use"] and aliases == [1]
+    values, aliases = _construct_all("a: {x: 1}\nb: '*not an alias'\nc: [1, {y: 2}]\n")
+    assert values == [{"a": {"x": 1}, "b": "*not an alias", "c": [1, {"y": 2}]}]
+    assert aliases == [0]
+    values, aliases = _construct_all("a: {x: 1}\nb: [2]\n")  # no "*" anywhere
+    assert values == [{"a": {"x": 1}, "b": [2]}] and aliases == [0]
