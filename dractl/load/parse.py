@@ -312,8 +312,22 @@ def _deeper_than(value, limit: int) -> bool:
 _NOT_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+# The printable ASCII characters of _NOT_PRINTABLE's complement (tab, line feed, carriage
+# return, space to tilde), as bytes for bytes.translate.
+_PRINTABLE_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7f))
+
+
+def _all_printable(text: str) -> bool:
+    """Whether _NOT_PRINTABLE finds nothing in `text`. ASCII text -- nearly every manifest --
+    is checked by deleting its printable characters in C and seeing whether any is left,
+    about ten times faster than the expression's scan."""
+    if text.isascii():
+        return not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
+    return _NOT_PRINTABLE.search(text) is None
+
+
 def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool = False) -> None:
-    if not split_deep and _NOT_PRINTABLE.search(text) is None:
+    if not split_deep and _all_printable(text):
         error_line = _parse_yaml_segment(text, 0, out, limits)
         if error_line is None:
             return

@@ -19,6 +19,11 @@ except ImportError:  # pragma: no cover - depends on the platform's PyYAML build
 C_ACCELERATED = _BaseLoader.__name__.startswith("C")
 
 
+class _AnyCharacter:
+    def __contains__(self, _item) -> bool:
+        return True
+
+
 class DuplicateKey(Exception):
     def __init__(self, key: str, line: int, column: int, first_line: int):
         super().__init__(key)
@@ -47,6 +52,10 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         self.alias_uses = 0       # container nodes reached again through an alias
         self.deepest = 0          # nesting depth of the last document built
         self._built: dict = {}    # container node -> its value, for aliases (per document)
+        # An alias is written `*name`: in a text without "*" (nearly every manifest) no node is
+        # reached twice, and the bookkeeping in _built -- two dict operations per map and list
+        # -- is skipped.
+        self._aliases = not isinstance(stream, str) or "*" in stream
         self._plain_tags: dict[str, str] = {}
         # Field names repeat in every object ("name", "deviceClassName", ...): one string each
         # for the whole file, not one per occurrence (a fifth of a big document's memory).
@@ -64,7 +73,11 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             # Plain scalars repeat (names, quantities, "true"): resolve each distinct text once.
             tag = self._plain_tags.get(value)
             if tag is None:
-                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
+                if value and value[0] not in _RESOLVED_FIRST:
+                    tag = _STR  # no implicit resolver starts with this character
+                else:
+                    tag = super().resolve(kind, value, implicit)
+                self._plain_tags[value] = tag
             return tag
         return _MAP if kind is _MappingNode else _SEQ
 
@@ -82,21 +95,24 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     def _value(self, node, depth: int):
         tag = node.tag
         if node.__class__ is _ScalarNode:
-            return node.value if tag == _STR else self.construct_object(node)
-        built = self._built.get(node)
-        if built is not None:
-            self.alias_uses += 1
-            return built
+            return node.value if tag == _STR else self._scalar(node, tag)
+        if self._aliases:
+            built = self._built.get(node)
+            if built is not None:
+                self.alias_uses += 1
+                return built
         if depth > self.deepest:
             self.deepest = depth
         if tag == _MAP:
             return self._mapping(node, depth)
         if tag == _SEQ:
             items: list = []
-            self._built[node] = items
+            if self._aliases:
+                self._built[node] = items
+            append = items.append
             for child in node.value:
-                items.append(child.value if child.tag == _STR and child.__class__ is _ScalarNode
-                             else self._value(child, depth + 1))
+                append(child.value if child.__class__ is _ScalarNode and child.tag == _STR
+                       else self._value(child, depth + 1))
             return items
         value = self.construct_object(node, deep=True)  # another tag: PyYAML decides
         self._built[node] = value
@@ -104,13 +120,14 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def _mapping(self, node, depth: int) -> dict:
         mapping: dict = {}
-        self._built[node] = mapping
+        if self._aliases:
+            self._built[node] = mapping
         reported = len(self.duplicates)
+        intern = self.keys.setdefault
         for key_node, value_node in node.value:
-            key_tag = key_node.tag
-            if key_tag == _STR and key_node.__class__ is _ScalarNode:
-                key = self.keys.setdefault(key_node.value, key_node.value)
-            elif key_tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
+            if key_node.__class__ is _ScalarNode and key_node.tag == _STR:
+                key = intern(key_node.value, key_node.value)
+            elif key_node.tag == _MERGE:  # `<<: *base`: PyYAML's merge, with our duplicate checks
                 del self.duplicates[reported:]  # the mapping is read again from the start
                 mapping = self.construct_object(node, deep=True)
                 self._built[node] = mapping
@@ -122,9 +139,21 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             if key in mapping:
                 self._duplicate(node, key, key_node)
             mapping[key] = (value_node.value
-                            if value_node.tag == _STR and value_node.__class__ is _ScalarNode
+                            if value_node.__class__ is _ScalarNode and value_node.tag == _STR
                             else self._value(value_node, depth + 1))
         return mapping
+
+    def _scalar(self, node, tag: str):
+        """A scalar that is not a string (an int, a bool, null, ...). The ones whose tag was
+        resolved from their plain text, as nearly all are, are decoded here directly; PyYAML's
+        construct_object (a memo, a recursion guard, a constructor lookup) takes the rest."""
+        if node.style == "" and self._plain_tags.get(node.value) == tag:
+            decode = _PLAIN_DECODERS.get(tag)
+            if decode is not None and node not in self.constructed_objects:
+                value = decode(self, node)
+                self.constructed_objects[node] = value  # as construct_object: aliases count
+                return value
+        return self.construct_object(node)
 
     def _duplicate(self, node, key: str, key_node) -> None:
         # Rare: find where the key was first set (`on` and `yes` are both the key "true").
@@ -164,6 +193,15 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                 first_seen[key] = key_node.start_mark.line + 1
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
+
+
+# The first characters for which PyYAML has implicit resolvers (digits, signs, the letters of
+# true/null/yes/...): a plain scalar starting with any other character is a string, as PyYAML's
+# resolve finds after trying no expression, here without the call (names, "gpu", "bench", ...:
+# a third of the distinct plain scalars of a manifest). Resolvers for any first character
+# (None) would make every scalar need the full resolution.
+_RESOLVED_FIRST = (frozenset(ManifestLoader.yaml_implicit_resolvers)
+                   if None not in ManifestLoader.yaml_implicit_resolvers else _AnyCharacter())
 
 
 def _json_key(key) -> str:
@@ -246,6 +284,15 @@ def _construct_as_sequence(loader, node):
     return [loader.construct_object(child, deep=True) for child in node.value]
 
 
+# Decoders of plain scalars whose tag was resolved from their own text (ManifestLoader._scalar):
+# what _checked_scalar does for them once it has found the text resolves to the tag.
+_PLAIN_DECODERS = {
+    _INT: _construct_int,
+    _FLOAT: _checked_scalar,  # (NaN and infinities are refused there)
+    _BOOL: yaml.constructor.SafeConstructor.construct_yaml_bool,
+    _NULL: lambda _loader, _node: None,
+}
+
 # Timestamps stay strings (as in Kubernetes' YAML->JSON conversion).
 ManifestLoader.add_constructor(_INT, _checked_scalar)
 ManifestLoader.add_constructor(_FLOAT, _checked_scalar)
@@ -259,4 +306,15 @@ ManifestLoader.add_constructor("tag:yaml.org,2002:pairs", _construct_as_sequence
 
 
 class NodeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Composes nodes only (for source positions)."""
+    """Composes nodes only (for source positions, which compare the text of keys and never
+    read a tag): implicit tags are not resolved -- PyYAML's resolve tries regular expressions on
+    every plain scalar -- and the path resolvers, which manifests never use, are not told of
+    every step down and up the tree. The same nodes, marks and errors otherwise."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.descend_resolver = slice   # (parent, index) -> ignored
+        self.ascend_resolver = tuple    # () -> ignored
+
+    def resolve(self, kind, value, implicit):
+        return _MAP if kind is _MappingNode else _SEQ if kind is yaml.SequenceNode else _STR

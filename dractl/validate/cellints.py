@@ -21,20 +21,37 @@ _GO_TYPES = {"semver": "semver.Version", "quantity": "*resource.Quantity", "ip":
              "cidr": "netip.Prefix", "url": "*url.URL"}
 
 
+# (expression, environment) -> its messages. A corpus repeats its selectors (every claim made
+# from one template, every copy of a class): the walk over the checked AST runs once for each.
+_messages_cache: dict[tuple, tuple[str, ...]] = {}
+_MESSAGES_CACHE_MAX = 4096
+
+
 def optional_variable_messages(expression: str, gates) -> list[str]:
     """One message per failing read, or none (also when the expression does not compile)."""
+    env = ("new", gates.enabled("DRAConsumableCapacity"), gates.enabled("DRAListTypeAttributes"))
+    key = (expression, env)
+    messages = _messages_cache.get(key)
+    if messages is None:
+        messages = _lint(expression, env)
+        if len(_messages_cache) >= _MESSAGES_CACHE_MAX:
+            _messages_cache.clear()
+        _messages_cache[key] = messages
+    return list(messages)
+
+
+def _lint(expression: str, env: tuple) -> tuple[str, ...]:
     from dractl.cel.engine import compile_cached
     from dractl.cel.errors import CelCompileError
     from dractl.cel.optionalvars import find_broken_reads
     from dractl.cel.parser import line_col
 
-    env = ("new", gates.enabled("DRAConsumableCapacity"), gates.enabled("DRAListTypeAttributes"))
     try:
         compiled = compile_cached(expression, env)
     except CelCompileError:
-        return []
-    return [_message(expression, read, line_col(expression, read.offset))
-            for read in find_broken_reads(compiled.ast, compiled.types or {})]
+        return ()
+    return tuple(_message(expression, read, line_col(expression, read.offset))
+                 for read in find_broken_reads(compiled.ast, compiled.types or {}))
 
 
 def _message(expression: str, read, position: tuple[int, int]) -> str:

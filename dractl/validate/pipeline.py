@@ -342,6 +342,8 @@ def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]
     namespace, which the type-safe view may have dropped)."""
     if force_invalid:
         out.invalid.mark(id(doc), "DRA0999")
+    if not found:
+        return  # a clean document (nearly all of them): nothing to locate or record
     kept = collapse(deduplicate([f for f in found if f.code not in ignored]))
     places = doc.locate_many([f.path for f in kept]) if kept else []
     for f, (line, column) in zip(kept, places):

@@ -149,11 +149,51 @@ _PREDICATES: dict[str, Callable[[Any], bool]] = {
     "boolean": lambda v: isinstance(v, bool),
 }
 
-Check = Callable[[Any, list, list], None]  # (value, path stack, error sink)
+Check = Callable[[Any, Any, list], None]  # (value, path, error sink)
+
+
+# A check's path is a chain of (parent path, key) pairs ending in None at the document: a
+# nested value extends it with one small tuple instead of pushing and popping a shared list
+# around every call, and it becomes a tuple of keys only for a finding (_keys).
+ROOT = None
+
+
+def _keys(path) -> tuple:
+    """The path as a tuple of keys, from the document down."""
+    keys = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    keys.reverse()
+    return tuple(keys)
 
 
 def _ok(_v, _path, _errs) -> None:
     return None
+
+
+def _accepted_type(check: Check) -> type | None:
+    """The one type whose every value `check` accepts without a finding (set by the compiler
+    on a plain string field's check: str; on a boolean field's without format or enum: bool).
+    Callers skip the check for a value of exactly that type -- about half the values of a
+    manifest, for a dict lookup instead of a call and the path bookkeeping. Exact types only:
+    anything else (None, another type, a subclass) still goes through the check."""
+    return getattr(check, "accepted_type", None)
+
+
+def _any_of(preds: tuple) -> Callable[[Any], bool] | None:
+    """One predicate for "any of these types" (None: no type restriction)."""
+    if not preds:
+        return None
+    if len(preds) == 1:
+        return preds[0]
+
+    def any_type(v) -> bool:
+        for p in preds:
+            if p(v):
+                return True
+        return False
+    return any_type
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,17 +261,18 @@ class _Compiler:
         if real == ("array",):
             items = self.compile(node["items"]) if "items" in node else _ok
 
+            item_type = _accepted_type(items)
+
             def check_array(v, path, errs):
                 if isinstance(v, list):
                     if items is not _ok:
                         for i, item in enumerate(v):
-                            path.append(i)
-                            items(item, path, errs)
-                            path.pop()
+                            if item.__class__ is not item_type:  # see _accepted_type
+                                items(item, (path, i), errs)
                 elif v is None:
                     errs.append(null_err(path) if not nullable else _unset(path))
                 else:
-                    errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
+                    errs.append((_keys(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
             return check_array
         if real == ("string",) and value_check is None:
             def check_string(v, path, errs):
@@ -239,22 +280,27 @@ class _Compiler:
                     if v is None:
                         errs.append(null_err(path) if not nullable else _unset(path))
                     else:
-                        errs.append((tuple(path), C_TYPE, ERROR,
+                        errs.append((_keys(path), C_TYPE, ERROR,
                                      f"Invalid value: {_show(v)}: {phrase}"))
+            check_string.accepted_type = str  # type: ignore[attr-defined]
             return check_string
+
+        type_ok = _any_of(preds)
 
         def check_scalar(v, path, errs):
             if v is None:
                 errs.append(null_err(path) if not nullable else _unset(path))
                 return
-            if preds and not any(p(v) for p in preds):
-                errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
+            if type_ok is not None and not type_ok(v):
+                errs.append((_keys(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
                 return
             if value_check is not None:
                 msg = value_check(v)
                 if msg:
-                    errs.append((tuple(path), C_INVALID, ERROR, f"Invalid value: {_show(v)}: {msg}"
+                    errs.append((_keys(path), C_INVALID, ERROR, f"Invalid value: {_show(v)}: {msg}"
                                  if not msg.startswith("Unsupported") else msg))
+        if real == ("boolean",) and value_check is None:
+            check_scalar.accepted_type = bool  # type: ignore[attr-defined]
         return check_scalar
 
     def _value_check(self, node: dict, types: tuple[str, ...]):
@@ -326,36 +372,38 @@ class _Compiler:
             t = node["properties"][name].get("type", ())
             scalar_zero[name] = "false" if "boolean" in t else "0"
 
+        # field -> (the type its check accepts outright, or None; the check). Most values of a
+        # manifest are strings and booleans of the right type: the loop recognises them by
+        # their type alone, without calling their check (see _accepted_type).
+        fields = {name: (_accepted_type(c), c) for name, c in props.items()}
+        addl_type = _accepted_type(addl) if addl else None  # maps of strings (labels, ...)
+
         def check_object(v, path, errs):
             if not isinstance(v, dict):
                 if v is None:
-                    errs.append((tuple(path), C_REQUIRED, ERROR, "Required value") if not nullable
+                    errs.append((_keys(path), C_REQUIRED, ERROR, "Required value") if not nullable
                                 else _unset(path))
                 else:
-                    errs.append((tuple(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
+                    errs.append((_keys(path), C_TYPE, ERROR, f"Invalid value: {_show(v)}: {phrase}"))
                 return
             for key, value in v.items():
-                c = props.get(key)
-                if c is not None:
-                    if c is not _ok:
-                        path.append(key)
-                        c(value, path, errs)
-                        path.pop()
+                field = fields.get(key)
+                if field is not None:
+                    if field[0] is not value.__class__ and field[1] is not _ok:
+                        field[1](value, (path, key), errs)
                 elif addl is False:
-                    where = tuple(path) + (str(key),)
+                    where = _keys(path) + (str(key),)
                     shown = json.dumps(render_path(where), ensure_ascii=False)
                     errs.append((where, C_UNKNOWN_FIELD, ERROR, f"unknown field {shown}"
                                  + _did_you_mean(str(key), props)))
-                elif addl is not None:
-                    path.append(MapKey(str(key)))
-                    addl(value, path, errs)
-                    path.pop()
+                elif addl is not None and value.__class__ is not addl_type:
+                    addl(value, (path, MapKey(str(key))), errs)
             for name in required:
                 if name not in v:
-                    errs.append((tuple(path) + (name,), C_REQUIRED, ERROR, "Required value"))
+                    errs.append((_keys(path) + (name,), C_REQUIRED, ERROR, "Required value"))
             for name in scalars:
                 if name not in v:
-                    errs.append((tuple(path) + (name,), C_REQUIRED_SCALAR, WARNING,
+                    errs.append((_keys(path) + (name,), C_REQUIRED_SCALAR, WARNING,
                                  f"Required value: omitted; the API server decodes it as "
                                  f"{scalar_zero[name]}"))
         return check_object
@@ -376,8 +424,8 @@ def _did_you_mean(key: str, known) -> str:
 UNSET = "unset"
 
 
-def _unset(path: list) -> tuple:
-    return (tuple(path), UNSET, None, "")
+def _unset(path) -> tuple:
+    return (_keys(path), UNSET, None, "")
 
 
 def _null_error(types: tuple[str, ...]):
@@ -386,8 +434,8 @@ def _null_error(types: tuple[str, ...]):
     if types and all(t in ("integer", "number", "boolean") for t in types):
         zero = "false" if types == ("boolean",) else "0"
         message = f"Required value: null; the API server decodes it as {zero}"
-        return lambda path: (tuple(path), C_REQUIRED_SCALAR, WARNING, message)
-    return lambda path: (tuple(path), C_REQUIRED, ERROR, "Required value")
+        return lambda path: (_keys(path), C_REQUIRED_SCALAR, WARNING, message)
+    return lambda path: (_keys(path), C_REQUIRED, ERROR, "Required value")
 
 
 _KEYWORDS = frozenset({"$ref", "type", "properties", "additionalProperties", "required",
@@ -529,7 +577,7 @@ class SchemaSet:
         if check is None:
             return [], []
         errs: list = []
-        check(doc, [], errs)
+        check(doc, ROOT, errs)
         if not errs:
             return [], []
         drop = [e[0] for e in errs if e[1] is UNSET or _drops_value(e[1], e[3])]

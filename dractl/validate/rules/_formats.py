@@ -140,11 +140,20 @@ def is_label_value(value: str) -> list[str]:
 
 # -- emitters --------------------------------------------------------------------------------
 
+# Device names, request names and namespaces repeat across a corpus ("dev-0", "gpu"); a valid
+# label stays valid, so each is checked once per process (like _VALID_QUALIFIED below).
+_VALID_LABELS: set[str] = set()
+
+
 def check_dns_label(em: Emitter, code: str, value: str, path: tuple) -> bool:
     """ValidateDNS1123Label: Invalid per message (an empty value is Invalid, not Required)."""
+    if value in _VALID_LABELS:
+        return True
     msgs = is_dns1123_label(value)
     for msg in msgs:
         em.add(code, invalid(value, msg), path)
+    if not msgs and len(_VALID_LABELS) < 100_000:
+        _VALID_LABELS.add(value)
     return not msgs
 
 

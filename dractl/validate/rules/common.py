@@ -87,17 +87,19 @@ def check_object_meta(em: Emitter, meta: dict, namespaced: bool) -> None:
         em.add(C_META, invalid(generation, "must be greater than or equal to 0"),
                path + ("generation",))
     labels = get_map(meta, "labels")
-    if labels is not BAD:
-        for key in sorted(k for k in labels if isinstance(k, str)):
+    if labels is not BAD and labels:
+        for key in sorted([k for k in labels if isinstance(k, str)]):
             check_label_name(em, C_META, key, path + ("labels",))
             if isinstance(labels[key], str):
                 check_label_value(em, C_META, labels[key], path + ("labels",))
     annotations = get_map(meta, "annotations")
-    if annotations is not BAD:
+    if annotations is not BAD and annotations:
         check_annotations(em, C_META, annotations, path + ("annotations",))
-    _check_owner_references(em, get_list(meta, "ownerReferences"), path + ("ownerReferences",))
+    owners = get_list(meta, "ownerReferences")
+    if owners is not BAD and owners:
+        _check_owner_references(em, owners, path + ("ownerReferences",))
     finalizers = get_list(meta, "finalizers")
-    if finalizers is not BAD:
+    if finalizers is not BAD and finalizers:
         for value in finalizers:
             if isinstance(value, str):
                 for msg in is_qualified_name(value):
@@ -509,8 +511,8 @@ BINDING_CONDITIONS_MAX = 4
 def check_binding_conditions(em: Emitter, code: str, obj: dict, path: tuple) -> None:
     conditions = get_list(obj, "bindingConditions")
     failures = get_list(obj, "bindingFailureConditions")
-    if conditions is BAD or failures is BAD:
-        return
+    if conditions is BAD or failures is BAD or not (conditions or failures):
+        return  # (neither set: the usual device, nothing to check)
     for name, items in (("bindingConditions", conditions), ("bindingFailureConditions", failures)):
         if len(items) > BINDING_CONDITIONS_MAX:
             em.add(code, too_many(len(items), BINDING_CONDITIONS_MAX), path + (name,))

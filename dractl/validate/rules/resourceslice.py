@@ -88,6 +88,8 @@ VALID_VALUES_MAX = 10
 _ATTR_SCALARS = ("bool", "int", "string", "version")
 _ATTR_LISTS = ("bools", "ints", "strings", "versions")
 _ATTR_MEMBERS = frozenset(_ATTR_SCALARS + _ATTR_LISTS)
+_ATTR_LIST_SET = frozenset(_ATTR_LISTS)
+_UNCHECKED_SCALARS = frozenset({"int", "bool", "string"})  # (a string only for its length)
 _MAX_INT64 = 2**63 - 1
 
 
@@ -209,9 +211,25 @@ def _drop_request_policies(drop, device: dict, dpath: tuple) -> None:
                  dpath + ("capacity", MapKey(key), "requestPolicy"))
 
 
+def _has_list_attribute(attributes: dict) -> bool:
+    """Whether some attribute sets a list member. Nearly every attribute is one scalar: a set
+    test over all of them at once, in C, answers for those; the lookups run only when some
+    attribute names a list member (or a value is not a map)."""
+    try:
+        if all(map(_ATTR_LIST_SET.isdisjoint, attributes.values())):
+            return False
+    except TypeError:  # a value that is no collection: looked at one by one below
+        pass
+    for value in attributes.values():
+        if isinstance(value, dict) and not _ATTR_LIST_SET.isdisjoint(value) and \
+                any(value.get(m) is not None for m in _ATTR_LISTS):
+            return True
+    return False
+
+
 def _drop_list_attributes(drop, device: dict, dpath: tuple) -> None:
     attributes = device.get("attributes")
-    if not isinstance(attributes, dict):
+    if not isinstance(attributes, dict) or not _has_list_attribute(attributes):
         return
     for key in sorted(k for k in attributes if isinstance(k, str)):
         value = attributes[key]
@@ -269,16 +287,15 @@ def _check_node_selection(em: Emitter, spec: dict, path: tuple) -> None:
 def _uses_advanced(em: Emitter, devices: list) -> bool:
     if not em.at_least(35):
         return False
+    list_attributes_count = em.at_least(36)
     for device in devices:
         if not isinstance(device, dict):
             continue
         if device.get("taints") or device.get("consumesCounters"):
             return True
-        if em.at_least(36):
+        if list_attributes_count:
             attributes = device.get("attributes")
-            if isinstance(attributes, dict) and any(
-                    isinstance(a, dict) and any(a.get(m) is not None for m in _ATTR_LISTS)
-                    for a in attributes.values()):
+            if isinstance(attributes, dict) and _has_list_attribute(attributes):
                 return True
     return False
 
@@ -324,25 +341,23 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
             em.add(C_ATTRS_MAX, invalid(total, "the total number of attributes and capacities must "
                                                f"not exceed {ATTRS_AND_CAPACITY_MAX}"), path)
     if attributes is not BAD and em.at_least(36):
-        values = 0
-        for attr in attributes.values():
-            lists = [attr.get(m) for m in _ATTR_LISTS] if isinstance(attr, dict) else []
-            n = sum(len(v) for v in lists if isinstance(v, list))
-            values += n if n else 1
+        values = _attribute_values(attributes)
         if values > ATTR_VALUES_MAX:
             em.add(C_ATTR_VALUES_MAX, invalid(values, "the total number of attribute values must "
                                                       f"not exceed {ATTR_VALUES_MAX}"), path)
     if attributes is not BAD:
-        for key in sorted(k for k in attributes if isinstance(k, str)):
-            check_qualified_name(em, C_ATTR_KEY, key, path + ("attributes",))
+        apath = path + ("attributes",)
+        for key in sorted([k for k in attributes if isinstance(k, str)]):
+            check_qualified_name(em, C_ATTR_KEY, key, apath)
             value = attributes[key]
             if isinstance(value, dict):
-                _check_attribute(em, value, path + ("attributes", MapKey(key)))
-        slicefields.lint_standard_attributes(em, attributes, path + ("attributes",))
+                _check_attribute(em, value, apath, key)
+        slicefields.lint_standard_attributes(em, attributes, apath)
     multi = get_bool(device, "allowMultipleAllocations") is True
     if capacity is not BAD:
-        for key in sorted(k for k in capacity if isinstance(k, str)):
-            check_qualified_name(em, C_ATTR_KEY, key, path + ("capacity",))
+        cpath = path + ("capacity",)
+        for key in sorted([k for k in capacity if isinstance(k, str)]):
+            check_qualified_name(em, C_ATTR_KEY, key, cpath)
             value = capacity[key]
             if not isinstance(value, dict) or value.get("requestPolicy") is None:
                 continue
@@ -364,7 +379,7 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
                     common.check_taint(em, C_TAINT, taint, path + ("taints", t))
 
     consumes = get_list(device, "consumesCounters")
-    if consumes is not BAD:
+    if consumes is not BAD and consumes:
         _check_consumes(em, consumes, path + ("consumesCounters",))
 
     _check_per_device_node_selection(em, device, path, per_device)
@@ -380,7 +395,28 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
                                     path + (field_name,))
 
 
-def _check_attribute(em: Emitter, attr: dict, path: tuple) -> None:
+def _attribute_values(attributes: dict) -> int:
+    """The values a device's attributes hold, as 1.36+ counts them: a list's items, one for
+    anything else (an empty list too)."""
+    if not _has_list_attribute(attributes):
+        return len(attributes)  # one value each (nearly always)
+    values = 0
+    for attr in attributes.values():
+        lists = [attr.get(m) for m in _ATTR_LISTS] if isinstance(attr, dict) else []
+        n = sum(len(v) for v in lists if isinstance(v, list))
+        values += n if n else 1
+    return values
+
+
+def _check_attribute(em: Emitter, attr: dict, attributes_path: tuple, key: str) -> None:
+    """One attribute (`key` in the device's attributes at `attributes_path`). Its path is built
+    only for a finding: a slice of a thousand devices has tens of thousands of attributes."""
+    if len(attr) == 1:
+        (member, value), = attr.items()
+        if value is not None and member in _UNCHECKED_SCALARS and not (
+                member == "string" and isinstance(value, str)
+                and len(value) * 4 > ATTR_VALUE_MAX_LENGTH):
+            return  # one int, bool or short string: exactly one value, nothing to check in it
     set_members = 0
     for member in attr:  # usually one key: look only at what is there
         if member in _ATTR_MEMBERS and attr[member] is not None:
@@ -388,10 +424,18 @@ def _check_attribute(em: Emitter, attr: dict, path: tuple) -> None:
     string = attr.get("string")
     if isinstance(string, str) and len(string) * 4 > ATTR_VALUE_MAX_LENGTH \
             and len(string.encode()) > ATTR_VALUE_MAX_LENGTH:
-        em.add(C_ATTR_TOO_LONG, too_long(ATTR_VALUE_MAX_LENGTH), path + ("string",))
+        em.add(C_ATTR_TOO_LONG, too_long(ATTR_VALUE_MAX_LENGTH),
+               attributes_path + (MapKey(key), "string"))
     version = attr.get("version")
     if isinstance(version, str):
-        _check_version(em, version, path + ("version",))
+        _check_version(em, version, attributes_path + (MapKey(key), "version"))
+    if set_members == 1 and _ATTR_LIST_SET.isdisjoint(attr):
+        return  # one scalar value: nothing more to check
+    _check_attribute_lists(em, attr, attributes_path + (MapKey(key),), set_members)
+
+
+def _check_attribute_lists(em: Emitter, attr: dict, path: tuple, set_members: int) -> None:
+    """The list members of an attribute, then that it sets exactly one value."""
     for member in _ATTR_LISTS:
         if member not in attr:
             continue

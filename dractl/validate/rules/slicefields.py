@@ -241,14 +241,20 @@ C_STANDARD_ATTRIBUTE = register("DRA1235", WARNING,
                                 "attribute, or has the wrong type", "dractl")
 
 
+_STANDARD_PREFIX = STANDARD_DOMAIN + "/"
+
+
 def lint_standard_attributes(em: Emitter, attributes: dict, path: tuple) -> None:
     """Warn about `resource.kubernetes.io/` attributes that are not the standard ones, or whose
     type differs from what the standard helpers publish (selectors and constraints written for
     the standard name then fail or never match)."""
+    standard = sorted(k for k in attributes
+                      if isinstance(k, str) and k.startswith(_STANDARD_PREFIX))
+    if not standard:
+        return  # the usual case: no attribute in the domain (and nothing to import)
     from dractl.suggest import closest_match
 
-    for key in sorted(k for k in attributes if isinstance(k, str)
-                      and k.startswith(STANDARD_DOMAIN + "/")):
+    for key in standard:
         kpath = path + (MapKey(key),)
         allowed = STANDARD_ATTRIBUTES.get(key)
         if allowed is None:
