@@ -82,6 +82,9 @@ def _exec(source, globals=None, locals=None, /):
             code = _codes[source] = compile(source, "<string>", "exec")
             _added = True
         source = code
+    if globals is None:  # as the builtin would: the calling frame's namespaces, not this module's
+        caller = sys._getframe(1)
+        globals, locals = caller.f_globals, caller.f_locals if locals is None else locals
     return builtins.exec(source, globals, locals)
 
 

@@ -167,3 +167,14 @@ def test_damaged_or_foreign_files_are_ignored(cache_at, content):
     assert cls("a").count == 0
     methodcache.save()               # and the file is rebuilt
     assert cache_at.read_bytes().startswith(methodcache._FORMAT)
+
+
+def test_exec_without_namespaces_runs_in_the_callers(cache_at):
+    """dataclasses passes its namespaces today; were one left out, the code must still run where
+    the builtin exec would run it (the caller's frame), not in methodcache's module."""
+    seen: dict = {}
+    methodcache._exec("seen['module'] = __name__", None, {"seen": seen})
+    assert seen["module"] == __name__ != "dractl.cli.methodcache"
+    namespace: dict = {}
+    methodcache._exec("x = __name__", {"__name__": "given"}, namespace)
+    assert namespace["x"] == "given"
