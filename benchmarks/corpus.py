@@ -229,7 +229,7 @@ spec:
       memory: {self.rnd.choice((1, 2, 4, 8))}Gi
 """ + ("""    claims:
     - name: accel
-""" if templates else "") + claims + f"""tolerations:
+""" if templates else "") + claims + """tolerations:
 - key: nvidia.com/gpu
   operator: Exists
   effect: NoSchedule

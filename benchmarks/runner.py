@@ -295,9 +295,9 @@ def table(results: list[Result]) -> str:
                      _f(s.pods / sim if sim else None, "{:.0f}"),
                      f"x{r.wall / r.parse['wall']:.2f}" if r.parse.get("wall") else "-",
                      f"x{_ratio(pods_s / S.IN_CLUSTER_PODS_PER_SECOND)} vs 50 pods/s"))
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=False)]
     line = lambda cells: "  ".join(str(c).ljust(w) if i == 0 or i == len(cells) - 1 else str(c).rjust(w)
-                                   for i, (c, w) in enumerate(zip(cells, widths)))
+                                   for i, (c, w) in enumerate(zip(cells, widths, strict=False)))
     return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 

@@ -32,8 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     from dractl.report import findings_json
     from dractl.validate.pipeline import validate_documents
     if args.command == "allocate":
-        from dractl.report import plan_json
         from dractl.downward import resolve_plan
+        from dractl.report import plan_json
         from dractl.simulate.scheduler import Options, simulate
     # Modules the stages would import on first use (CEL, schemas, rules, references): counted
     # as import time, so that a stage's time is its work and small runs are not charged for it.

@@ -22,13 +22,14 @@ Only the file's content decides anything: it is data, never code.
 """
 
 from __future__ import annotations
-from dractl.api.record import FrozenRecord
 
 import os
-import stat
 import re
+import stat
 
 import yaml
+
+from dractl.api.record import FrozenRecord
 
 CONFIG_NAMES = (".dractl.yaml", ".dractl.yml")
 _MAX_CONFIG_BYTES = 1024 * 1024
@@ -57,7 +58,7 @@ class Config(FrozenRecord):
         # extensions: dractl's opt-in extensions (--extension).
         # Set like a frozen dataclass's fields (FrozenRecord: no dataclass compile at start-up).
         for name, value in zip(self.__slots__, (path, root, kube_version, feature_gates, inventory,
-                                                ignore, strict, exclude, per_path_ignore, extensions)):
+                                                ignore, strict, exclude, per_path_ignore, extensions), strict=True):
             object.__setattr__(self, name, value)
 
     def feature_gates_text(self) -> str:

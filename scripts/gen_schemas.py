@@ -190,6 +190,7 @@ def source_dir():
     """The kubernetes-validate schema directory, or None when the package is not installed."""
     try:
         import importlib.metadata as md
+
         import kubernetes_validate  # noqa: F401
     except ImportError:
         return None, None

@@ -6,7 +6,6 @@ import time
 from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
-from dractl.api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from dractl.allocator import explain as _explain
 from dractl.allocator.checks import SHARED_FACTS, FactCache
 from dractl.allocator.errors import INVALID_POOLS_MESSAGE, AllocationError
@@ -14,9 +13,16 @@ from dractl.allocator.features import AllocatorFeatures, Compat
 from dractl.allocator.inventory import Inventory
 from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.pools import GatherError
-from dractl.allocator.results import (ALLOCATED, ERROR, UNSATISFIABLE, AllocationOutcome, Explanation,
-                                      build_results)
+from dractl.allocator.results import (
+    ALLOCATED,
+    ERROR,
+    UNSATISFIABLE,
+    AllocationOutcome,
+    Explanation,
+    build_results,
+)
 from dractl.allocator.search import Search
+from dractl.api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 
 class Allocator:

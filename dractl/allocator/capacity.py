@@ -7,7 +7,12 @@ from fractions import Fraction
 from typing import Mapping
 
 from dractl.api.quantity import BINARY_SI, Quantity
-from dractl.api.resource import CapacityRequestPolicy, CapacityRequestPolicyRange, DeviceCapacity, Device
+from dractl.api.resource import (
+    CapacityRequestPolicy,
+    CapacityRequestPolicyRange,
+    Device,
+    DeviceCapacity,
+)
 
 # resource.MaxMilliValue: the largest value whose milli value fits an int64.
 _MAX_MILLI_VALUE = (2 ** 63 - 1) // 1000

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from dractl.api.values import AttributeValue
 from dractl.allocator.errors import AllocationError
+from dractl.api.values import AttributeValue
 
 # CEL runtime type -> attribute union member (scalars)
 _SCALAR_MEMBER = {bool: "bool", int: "int", str: "string"}

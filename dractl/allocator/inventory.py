@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from dractl.api.resource import (AllocationResult, DeviceClass, DeviceTaintRule, ResourceClaim,
-                                 ResourceSlice)
 from dractl.allocator.features import STABLE, AllocatorFeatures
 from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.pools import GatherError, NodePools, gather_pools
 from dractl.allocator.state import AllocatedState, claim_key
 from dractl.allocator.taints import apply_taint_rules
+from dractl.api.resource import (
+    AllocationResult,
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceSlice,
+)
 
 
 class Inventory:

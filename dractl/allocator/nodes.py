@@ -4,9 +4,9 @@ of Kubernetes node affinity (allocator-semantics §2.8)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from collections.abc import Mapping
 from typing import Any
 
 from dractl.api.resource import NodeSelector, NodeSelectorRequirement

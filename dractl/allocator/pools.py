@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
-from dractl.api.resource import CounterSet, Device, ResourceSlice
 from dractl.allocator.compatgroups import ignored_slice
 from dractl.allocator.nodes import NodeInfo, NodeSelectorError, node_matches
+from dractl.api.resource import CounterSet, Device, ResourceSlice
 
 # The node feature a kubelet declares when it honours ResourceSlice.spec.skipNodeOperations.
 OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"

@@ -7,12 +7,22 @@ from __future__ import annotations
 import sys
 from typing import NamedTuple
 
-from dractl.api.resource import (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE,
-                                 DeviceClass, DeviceRequest, ResourceClaim)
-from dractl.allocator.constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
+from dractl.allocator.constraints import (
+    Constraint,
+    DistinctAttributeConstraint,
+    MatchAttributeConstraint,
+)
 from dractl.allocator.errors import AllocationError
 from dractl.allocator.features import STABLE
 from dractl.allocator.pools import Candidate
+from dractl.api.resource import (
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    ALLOCATION_RESULTS_MAX_SIZE,
+    DeviceClass,
+    DeviceRequest,
+    ResourceClaim,
+)
 
 MAX_DEVICES = ALLOCATION_RESULTS_MAX_SIZE
 

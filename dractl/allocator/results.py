@@ -7,11 +7,19 @@ import uuid
 from dataclasses import dataclass
 from typing import Mapping
 
-from dractl.api.resource import (CONFIG_SOURCE_CLAIM, CONFIG_SOURCE_CLASS, AllocationResult,
-                                 DeviceAllocationConfiguration, DeviceRequestAllocationResult, NodeSelector,
-                                 NodeSelectorRequirement, NodeSelectorTerm, ResourceClaim)
 from dractl.allocator.errors import AllocationError
 from dractl.allocator.features import STABLE
+from dractl.api.resource import (
+    CONFIG_SOURCE_CLAIM,
+    CONFIG_SOURCE_CLASS,
+    AllocationResult,
+    DeviceAllocationConfiguration,
+    DeviceRequestAllocationResult,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    ResourceClaim,
+)
 
 ALLOCATED = "allocated"
 UNSATISFIABLE = "unsatisfiable"
@@ -96,7 +104,7 @@ class AllocationOutcome:
 
     def allocation_for(self, claim: ResourceClaim | str) -> AllocationResult | None:
         ref = claim if isinstance(claim, str) else claim.ref
-        for c, r in zip(self.claims, self.results):
+        for c, r in zip(self.claims, self.results, strict=True):
             if c.ref == ref:
                 return r
         return None

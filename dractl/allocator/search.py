@@ -15,12 +15,17 @@ import time
 from fractions import Fraction
 from typing import Callable
 
-from dractl.api.resource import ResourceClaim
 from dractl.allocator import reasons as R
 from dractl.allocator.capacity import capacity_fits, consumed_capacity
-from dractl.allocator.checks import UNSELECTABLE, FactCache, fact_verdict, fact_verdict_in_order, on_node
-from dractl.allocator.constraints import Constraint
+from dractl.allocator.checks import (
+    UNSELECTABLE,
+    FactCache,
+    fact_verdict,
+    fact_verdict_in_order,
+    on_node,
+)
 from dractl.allocator.compatgroups import GroupBook
+from dractl.allocator.constraints import Constraint
 from dractl.allocator.counters import CounterBook
 from dractl.allocator.derived import derived_values
 from dractl.allocator.errors import AllocationError, MaxSizeExceeded, SearchTimeout
@@ -31,6 +36,7 @@ from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.pools import Candidate, NodePools
 from dractl.allocator.prepass import MAX_DEVICES, RequestData, RequestIndex, go_int, prepare
 from dractl.allocator.results import FRESH_SHARE_ID
+from dractl.api.resource import ResourceClaim
 
 __all__ = ["RequestData", "RequestIndex", "Search", "MAX_DEVICES"]
 

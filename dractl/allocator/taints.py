@@ -5,8 +5,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Sequence
 
-from dractl.api.resource import (TAINT_EFFECT_NO_EXECUTE, TAINT_EFFECT_NO_SCHEDULE, DeviceTaint,
-                                 DeviceTaintRule, DeviceToleration, ResourceSlice)
+from dractl.api.resource import (
+    TAINT_EFFECT_NO_EXECUTE,
+    TAINT_EFFECT_NO_SCHEDULE,
+    DeviceTaint,
+    DeviceTaintRule,
+    DeviceToleration,
+    ResourceSlice,
+)
 
 _BLOCKING = (TAINT_EFFECT_NO_SCHEDULE, TAINT_EFFECT_NO_EXECUTE)
 

@@ -6,9 +6,8 @@ plus the *format* it was written in, which only matters for printing canonically
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import re
+from decimal import Decimal
 from fractions import Fraction
 from functools import total_ordering
 

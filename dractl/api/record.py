@@ -70,7 +70,7 @@ class FrozenRecord:
     @reprlib.recursive_repr()
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={value!r}" for name, value in
-                          zip(self._repr_fields, self._shown(self)))
+                          zip(self._repr_fields, self._shown(self), strict=True))
         return f"{self.__class__.__qualname__}({shown})"
 
     def __setattr__(self, name: str, value) -> None:
@@ -84,5 +84,5 @@ class FrozenRecord:
         return self._values(self)
 
     def __setstate__(self, state: tuple) -> None:
-        for name, value in zip(self._fields, state):
+        for name, value in zip(self._fields, state, strict=True):
             object.__setattr__(self, name, value)

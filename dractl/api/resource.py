@@ -12,9 +12,9 @@ which upstream reports as "unsupported attribute value" when the device is used)
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dractl.api.defaults import EXACT_COUNT, allocation_defaults

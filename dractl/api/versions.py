@@ -13,7 +13,6 @@ messages; dractl adds the closest gate name to an unknown one.
 """
 
 from __future__ import annotations
-from dractl.api.record import FrozenRecord
 
 import json
 import re
@@ -21,6 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
+
+from dractl.api.record import FrozenRecord
 
 KUBE_VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37", "1.38")
 DEFAULT_KUBE_VERSION = "1.37"
@@ -60,7 +61,7 @@ class GateSpec(FrozenRecord):
                  min_compat: str | None = None) -> None:
         # stage: alpha | beta | ga | deprecated; min_compat: the spec applies because
         # min-compatibility-version >= this. Set like a frozen dataclass's fields.
-        for name_, value in zip(self.__slots__, (name, stage, default, locked, source, min_compat)):
+        for name_, value in zip(self.__slots__, (name, stage, default, locked, source, min_compat), strict=True):
             object.__setattr__(self, name_, value)
 
 

@@ -12,8 +12,15 @@ from typing import Iterable, Sequence
 
 from dractl.allocator.features import AllocatorFeatures
 from dractl.api.resource import Device, DeviceClass
-from dractl.capacity.pool_status import (ClusterPool, POOL_INCOMPLETE, POOL_INVALID, TAINTED,
-                                         cluster_pools, counter_set_view, pool_status)
+from dractl.capacity.pool_status import (
+    POOL_INCOMPLETE,
+    POOL_INVALID,
+    TAINTED,
+    ClusterPool,
+    cluster_pools,
+    counter_set_view,
+    pool_status,
+)
 from dractl.capacity.usage import DeviceUse, device_usage
 
 FREE, ALLOCATED, UNAVAILABLE = "free", "allocated", "unavailable"
@@ -118,7 +125,7 @@ def _unavailable_index(pool_entry: dict) -> dict:
 def node_views(state: CapacityState) -> list[dict]:
     """Per node: its node-local devices counted free/allocated/unavailable, in total and per class."""
     nodes: dict[str, dict] = {}
-    for pool, status in zip(state.pools, state.statuses):
+    for pool, status in zip(state.pools, state.statuses, strict=True):
         node = pool.node_name
         if not node:
             continue
@@ -149,7 +156,7 @@ def device_map(state: CapacityState) -> list[dict]:
     """Every device of the kept pools, grouped by node (network-attached pools under their own
     heading), with partitions grouped by the counter set they draw from. Feeds the HTML picture."""
     groups: dict[str, dict] = {}
-    for pool, status in zip(state.pools, state.statuses):
+    for pool, status in zip(state.pools, state.statuses, strict=True):
         key = pool.node_name or f"(network-attached) {pool.driver}/{pool.name}"
         node = groups.setdefault(key, {"node": key, "attached": pool.node_name is None, "parents": []})
         node["parents"].extend(_parents(pool, status, state))
@@ -221,7 +228,7 @@ def _why_text(entry: dict) -> str:
 
 def summary(state: CapacityState) -> dict:
     total = allocated = unavailable = 0
-    for pool, status in zip(state.pools, state.statuses):
+    for pool, status in zip(state.pools, state.statuses, strict=True):
         for dev in pool.devices:
             kind, _ = device_state(status, dev, state.usage.get(dev.id))
             total += 1

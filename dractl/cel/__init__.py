@@ -10,8 +10,15 @@ Public API (others code against these names):
 """
 
 from .engine import CompiledSelector, SelectorEngine, check_expression
-from .errors import (CelCompileError, CelRuntimeError, format_compile_detail, format_compile_error,
-                     format_runtime_caret, format_runtime_error, runtime_detail)
+from .errors import (
+    CelCompileError,
+    CelRuntimeError,
+    format_compile_detail,
+    format_compile_error,
+    format_runtime_caret,
+    format_runtime_error,
+    runtime_detail,
+)
 
 __all__ = [
     "CelCompileError", "CelRuntimeError", "CelDevice", "CompiledSelector", "SelectorEngine",

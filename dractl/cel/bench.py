@@ -60,7 +60,7 @@ def main() -> None:
     print("compile (uncached, parse+check+estimate+closure build), eval per (expression, device):")
     devices = [make_device(i) for i in range(100)]
     for name, expr in SELECTORS.items():
-        def comp():
+        def comp(expr=expr):
             _compile_cache.clear()
             c = compile_cached(expr)
             c.program(False)
@@ -68,7 +68,7 @@ def main() -> None:
         eng = SelectorEngine(gates)
         c = eng.compile(expr)
         acts = [eng.activation(d) for d in devices]
-        def ev():
+        def ev(acts=acts, c=c):
             for a in acts:
                 c.evaluate(a)
         t_eval = _best(ev, 20) / len(acts)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from . import ast as A
 from .errors import CelCompileError
-from .parser import line_col
 from .libs import declarations as LIBRARY_DECLARATIONS
+from .parser import line_col
 from .regex import check_pattern
 
 
@@ -242,7 +242,7 @@ def _assignable(param: T, arg: T, subst: dict) -> bool:
         return True
     if param.name != arg.name or len(param.params) != len(arg.params):
         return False
-    return all(_assignable(p, a, subst) for p, a in zip(param.params, arg.params))
+    return all(_assignable(p, a, subst) for p, a in zip(param.params, arg.params, strict=True))
 
 
 def _contains_param(t: T) -> bool:
@@ -390,7 +390,7 @@ class Checker:
             if ov.member != member or len(ov.params) != len(actual):
                 continue
             subst: dict = {}
-            if all(_assignable(p, a, subst) for p, a in zip(ov.params, actual)):
+            if all(_assignable(p, a, subst) for p, a in zip(ov.params, actual, strict=False)):
                 results.append(_resolve(ov.result, subst))
         if not results:
             sig = "(" + ", ".join(str(a) for a in args) + ")"
@@ -479,7 +479,7 @@ class Checker:
     def k_map(self, n: A.MapLit) -> T:
         kt: T | None = None
         vt: T | None = None
-        for k, v, optional, off in n.entries:
+        for k, v, optional, _off in n.entries:
             a, b = self.check(k), self.check(v)
             if optional and b.name == "optional_type":
                 b = b.params[0]
@@ -597,7 +597,7 @@ def _same_or_dyn(a: T, b: T) -> bool:
         return True
     if a.name != b.name or len(a.params) != len(b.params):
         return False
-    return all(_same_or_dyn(x, y) for x, y in zip(a.params, b.params))
+    return all(_same_or_dyn(x, y) for x, y in zip(a.params, b.params, strict=True))
 
 
 _DISPLAY = {"@in": "@in"}

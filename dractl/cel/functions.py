@@ -17,8 +17,18 @@ import math
 from typing import Any, Callable
 
 from .timevalues import Duration, Timestamp
-from .values import (INT64_MAX, INT64_MIN, UINT64_MAX, BrokenValue, DefaultMap, EvalError,
-                     Optional, UInt, equal_or_false, present_value)
+from .values import (
+    INT64_MAX,
+    INT64_MIN,
+    UINT64_MAX,
+    BrokenValue,
+    DefaultMap,
+    EvalError,
+    Optional,
+    UInt,
+    equal_or_false,
+    present_value,
+)
 
 MAX_INCLUDES = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
 

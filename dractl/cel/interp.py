@@ -24,8 +24,18 @@ from . import comprehensions
 from . import functions as F
 from .comprehensions import ErrBox as _ErrBox
 from .optionalvars import read_optional_variable
-from .values import (BrokenValue, CelType, CostExceeded, DefaultMap, EvalError, Optional, UInt,
-                     cel_equal, present_value, type_name)
+from .values import (
+    BrokenValue,
+    CelType,
+    CostExceeded,
+    DefaultMap,
+    EvalError,
+    Optional,
+    UInt,
+    cel_equal,
+    present_value,
+    type_name,
+)
 
 Fn = Callable[[dict], Any]
 
@@ -252,7 +262,7 @@ class Compiler:
                     return o[field]
                 except KeyError:
                     raise EvalError(f"no such key: {field}", off) from None
-            raise EvalError(f"no such overload", off)
+            raise EvalError("no such overload", off)
         return select
 
     def _index(self, n: A.Call, optional: bool) -> Fn:
@@ -292,7 +302,7 @@ class Compiler:
                 try:
                     return impl()
                 except EvalError as e:
-                    raise _err(e, off)
+                    raise _err(e, off) from None
             return call0
         if len(argf) == 1:
             a0 = argf[0]
@@ -304,7 +314,7 @@ class Compiler:
                 try:
                     return impl(x)
                 except EvalError as e:
-                    raise _err(e, off)
+                    raise _err(e, off) from None
                 except (TypeError, AttributeError, ValueError):
                     raise EvalError("no such overload", off) from None
             return call1
@@ -318,7 +328,7 @@ class Compiler:
                 try:
                     return impl(x, y)
                 except EvalError as e:
-                    raise _err(e, off)
+                    raise _err(e, off) from None
                 except (TypeError, AttributeError, ValueError):
                     raise EvalError("no such overload", off) from None
             return call2
@@ -330,7 +340,7 @@ class Compiler:
             try:
                 return impl(*vals)
             except EvalError as e:
-                raise _err(e, off)
+                raise _err(e, off) from None
             except (TypeError, AttributeError, ValueError):
                 raise EvalError("no such overload", off) from None
         return calln
@@ -365,9 +375,9 @@ class Compiler:
                     raise EvalError("no such overload", off)
             except CostExceeded:
                 raise
-            except EvalError as e:
+            except EvalError:
                 if lerr is not None:
-                    raise lerr
+                    raise lerr from None
                 raise
             if rv is short:
                 return short
@@ -465,7 +475,7 @@ class Compiler:
             try:
                 return F.op_in(e, c)
             except EvalError as err:
-                raise _err(err, off)
+                raise _err(err, off) from None
         return in_
 
     # -- aggregates --------------------------------------------------------------------------

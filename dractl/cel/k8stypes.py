@@ -12,11 +12,10 @@ Semver follows blang/semver v4 (strict ``Parse``) plus Kubernetes' ``normalize``
 from __future__ import annotations
 
 import functools
-
 import re
 from fractions import Fraction
 
-from dractl.api.quantity import (BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity, QuantityError)
+from dractl.api.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity, QuantityError
 
 from .values import INT64_MAX, INT64_MIN, EvalError
 
@@ -109,11 +108,11 @@ def _parse_quantity(text: str) -> CelQuantity:
     if whole == "0" and denom:
         whole = ""
     if suffix in _BIN_EXP:
-        fmt, exponent, base = BINARY_SI, _BIN_EXP[suffix], 2
+        fmt, exponent = BINARY_SI, _BIN_EXP[suffix]
     elif suffix[:1] in ("e", "E") and len(suffix) > 1:
-        fmt, exponent, base = DECIMAL_EXPONENT, int(suffix[1:]), 10
+        fmt, exponent = DECIMAL_EXPONENT, int(suffix[1:])
     else:
-        fmt, exponent, base = DECIMAL_SI, _DEC_EXP.get(suffix, 0), 10
+        fmt, exponent = DECIMAL_SI, _DEC_EXP.get(suffix, 0)
     amount = None
     if fmt == BINARY_SI:
         if exponent >= 0 and not denom:
@@ -270,7 +269,7 @@ class Semver:
             return 1
         if not other.pre:
             return -1
-        for a, b in zip(self.pre, other.pre):
+        for a, b in zip(self.pre, other.pre, strict=False):
             c = _cmp_pr(a, b)
             if c:
                 return c

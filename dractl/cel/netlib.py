@@ -8,7 +8,7 @@ leading zeros.
 from __future__ import annotations
 
 import ipaddress
-from urllib.parse import urlsplit, parse_qs, quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 from .values import EvalError
 

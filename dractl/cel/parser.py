@@ -34,8 +34,7 @@ import sys
 
 from . import ast as A
 from .errors import CelCompileError
-from .lexer import (COLON, EOF, IDENT, LITERALS, NAME, OPERAND, OPERATOR, LexError, Token,
-                    scan)
+from .lexer import COLON, EOF, IDENT, LITERALS, NAME, OPERAND, OPERATOR, LexError, Token, scan
 
 MAX_DEPTH = 250  # cel-go parser default max recursion depth
 MAX_CODE_POINTS = 100_000  # cel-go parser default expression size limit (code points)
@@ -654,7 +653,7 @@ class _Converter:
             if (n in want) if isinstance(want, tuple) else (n == want):
                 var = self._ident_arg(args[0], "argument must be a simple name", off) or "#bad"
                 if var in (A.ACCU, "__result__"):
-                    self.error(f"iteration variable overwrites accumulator variable", off)
+                    self.error("iteration variable overwrites accumulator variable", off)
                 rest = [self.conv(a) for a in args[1:]]
                 return self._comp1(target, name, var, rest, off)
         return None

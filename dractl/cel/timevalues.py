@@ -9,6 +9,7 @@ from typing import Any
 
 from .values import EvalError, no_such_overload
 
+
 class Duration:
     __slots__ = ("nanos",)
     CEL_TYPE = "google.protobuf.Duration"
@@ -56,11 +57,11 @@ def f_duration(x: Any) -> Duration:
     while pos < len(s):
         m = _DUR_RE.match(s, pos)
         if not m:
-            raise EvalError(f"type conversion error from 'string' to 'google.protobuf.Duration'")
+            raise EvalError("type conversion error from 'string' to 'google.protobuf.Duration'")
         total += Fraction(m.group(1)) * _DUR_UNITS[m.group(2)]
         pos = m.end()
     if not s:
-        raise EvalError(f"type conversion error from 'string' to 'google.protobuf.Duration'")
+        raise EvalError("type conversion error from 'string' to 'google.protobuf.Duration'")
     n = int(total)
     return Duration(-n if neg else n).checked()
 
@@ -108,7 +109,7 @@ def f_timestamp(x: Any) -> Timestamp:
         raise no_such_overload()
     m = _TS_RE.fullmatch(x)
     if not m:
-        raise EvalError(f"type conversion error from 'string' to 'google.protobuf.Timestamp'")
+        raise EvalError("type conversion error from 'string' to 'google.protobuf.Timestamp'")
     import datetime
     y, mo, d, h, mi, s = (int(m.group(i)) for i in range(1, 7))
     try:

@@ -243,7 +243,7 @@ def cel_equal(a: Any, b: Any) -> bool:
 def _list_equal(a: Any, b: Any) -> bool:
     if len(a) != len(b):
         return False
-    return all(_element_equal(x, y) for x, y in zip(a, b))
+    return all(_element_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _element_equal(a: Any, b: Any) -> bool:

@@ -62,7 +62,8 @@ def capacity(
     """
     from dractl.capacity.document import Filters
     from dractl.cli.allocate_cmd import dry_run_options
-    from dractl.pipeline.capacity import CapacityOptions, capacity as run_capacity
+    from dractl.pipeline.capacity import CapacityOptions
+    from dractl.pipeline.capacity import capacity as run_capacity
 
     common.no_upgrade_check(upgrade_releases, "capacity")
     if update and not golden:

@@ -11,9 +11,13 @@ from typing import TYPE_CHECKING, Callable
 import typer
 
 from dractl import deadline as deadline_defaults
-
-from dractl.api.versions import DEFAULT_KUBE_VERSION, KUBE_VERSIONS, FeatureGates, GateError, \
-    parse_feature_gates
+from dractl.api.versions import (
+    DEFAULT_KUBE_VERSION,
+    KUBE_VERSIONS,
+    FeatureGates,
+    GateError,
+    parse_feature_gates,
+)
 from dractl.pipeline.errors import UsageError
 
 if TYPE_CHECKING:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterable
 
+from dractl.findings import ERROR, WARNING, Finding
 from dractl.load.document import Document
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.parse import parse_source
 from dractl.load.reader import LoadProblem, Source, iter_sources
-from dractl.findings import ERROR, WARNING, Finding
 
 
 @dataclass

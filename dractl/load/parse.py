@@ -10,15 +10,19 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from dractl.findings import ERROR, WARNING, Finding, register
 from dractl.load.document import Document
-from dractl.load.jsontext import NonFiniteNumber, escaped, non_finite_position, \
-    refuse_constant, replace_lone_surrogates
+from dractl.load.jsontext import (
+    NonFiniteNumber,
+    escaped,
+    non_finite_position,
+    refuse_constant,
+    replace_lone_surrogates,
+)
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.positions import PositionIndex, split_lines
 from dractl.load.yamlsafe import ManifestLoader
-from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_document, \
-    skip_document
-from dractl.findings import ERROR, WARNING, Finding, register
+from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_document, skip_document
 
 C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
 C_NOT_MAPPING = register("DRA0002", ERROR, "a document is not a mapping (object)", "loader")

@@ -8,8 +8,13 @@
 * The one table of pod-template owners and their template paths (controllers.py).
 """
 
-from dractl.models.controllers import CONTROLLER_KINDS, POD_TEMPLATE_KINDS, TEMPLATE_OWNERS, \
-    pod_spec_location, pod_spec_path
+from dractl.models.controllers import (
+    CONTROLLER_KINDS,
+    POD_TEMPLATE_KINDS,
+    TEMPLATE_OWNERS,
+    pod_spec_location,
+    pod_spec_path,
+)
 from dractl.models.objects import ObjectModel, as_model, as_models, model_of
 from dractl.models.workloads import ClaimTemplate, Node, Pod, PodGroup
 

@@ -11,7 +11,13 @@ import os
 from dataclasses import dataclass, field
 
 from dractl.capacity.document import Filters, build_state, node_views, summary
-from dractl.capacity.fit import DEFAULT_MAX, FitOutcome, fit_replicas, gang_outcome, outcome_document
+from dractl.capacity.fit import (
+    DEFAULT_MAX,
+    FitOutcome,
+    fit_replicas,
+    gang_outcome,
+    outcome_document,
+)
 from dractl.capacity.whatif import WhatIfError, add_nodes
 from dractl.models import CONTROLLER_KINDS, model_of
 from dractl.pipeline.errors import UsageError

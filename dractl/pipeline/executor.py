@@ -29,8 +29,13 @@ from dractl.load.loader import load_items
 from dractl.load.reader import Source
 from dractl.pipeline.result import DocInfo
 from dractl.pipeline.sources import select_sources
-from dractl.validate.pipeline import (NO_INVENTORY, InventoryPolicy, Validated, record,
-                                      validate_documents)
+from dractl.validate.pipeline import (
+    NO_INVENTORY,
+    InventoryPolicy,
+    Validated,
+    record,
+    validate_documents,
+)
 
 # Below this many files, worker processes cost more than they save.
 PARALLEL_MIN_FILES = 200
@@ -447,7 +452,7 @@ def _locate_here(pairs: list[tuple[Document, tuple]]) -> list[tuple[int, int]]:
     out: list = [None] * len(pairs)
     for indexes in by_doc.values():
         doc = pairs[indexes[0]][0]
-        for i, place in zip(indexes, doc.locate_many([pairs[i][1] for i in indexes])):
+        for i, place in zip(indexes, doc.locate_many([pairs[i][1] for i in indexes]), strict=True):
             out[i] = place
     return out
 
@@ -485,7 +490,7 @@ def _locate_in_pool(pairs: list[tuple[Document, tuple]], pool, jobs: int) -> lis
                                        [(lightweight(pairs[i][0]), pairs[i][1]) for i in batch]))
                    for batch in batches if batch]
         for batch, future in futures:
-            for i, position in zip(batch, future.result()):
+            for i, position in zip(batch, future.result(), strict=True):
                 out[i] = position
     except (BrokenProcessPool, *_POOL_BROKEN):
         pass
@@ -499,7 +504,7 @@ def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate,
     for r in results:
         base = len(out.documents)
         out.documents.extend(r.documents)
-        for i, codes in zip(r.invalid, r.invalid_codes):
+        for i, codes in zip(r.invalid, r.invalid_codes, strict=True):
             for code in codes:
                 out.invalid.mark(id(out.documents[base + i]), code)
         out.findings.extend(r.findings)
@@ -526,7 +531,7 @@ def _check_references(out: Validated, gates: FeatureGates, ignore_for, locate,
     kept = [(out.documents[index], f) for index, f in pairs
             if f.code not in ignore_for(out.documents[index].file)]
     positions = locate([(doc, f.path) for doc, f in kept])
-    for (doc, f), (line, column) in zip(kept, positions):
+    for (doc, f), (line, column) in zip(kept, positions, strict=True):
         record(out, doc, f, line, column, inventory)
 
 
@@ -557,8 +562,13 @@ class _Progress:
 
     def _start(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-            TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         # The bar's own terminal escapes go to the real stderr, not through the CLI's sanitiser.
         stream = getattr(sys.stderr, "raw_stream", sys.stderr)

@@ -2,11 +2,11 @@
 computed from."""
 
 from __future__ import annotations
-from dractl.api.record import FrozenRecord
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from dractl.api.record import FrozenRecord
 from dractl.findings import ERROR, WARNING, Finding
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ class DocInfo(FrozenRecord):
                  namespace: str, name: str, index: int) -> None:
         # index: position in its file (0-based). Set like a frozen dataclass's fields.
         for name_, value in zip(self.__slots__, (file, line, column, api_version, kind, namespace,
-                                                 name, index)):
+                                                 name, index), strict=True):
             object.__setattr__(self, name_, value)
 
     @classmethod

@@ -107,7 +107,7 @@ def upgrade_check(versions: list[str], run_one: Callable[[str], Result], base_co
                   previews: tuple) -> UpgradeResult:
     runs = [ReleaseRun(v, v in previews, run_one(v)) for v in versions]
     result = UpgradeResult(base_command, runs)
-    for before, after in zip(runs, runs[1:]):
+    for before, after in zip(runs, runs[1:], strict=False):
         result.changes.append(_change(before, after))
     return result
 

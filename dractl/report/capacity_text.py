@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dractl.report.sanitize import safe_line
 from dractl.report.styled import Styled, StyledTree
+
+if TYPE_CHECKING:
+    from dractl.report.registry import Drawing
 
 
 def _t(text: str, style: str = "") -> Styled:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from dractl.findings import ERROR, INFO, WARNING, Finding
 from dractl.report.sanitize import safe_line
 from dractl.report.styled import CONTINUATION, Styled, cells, fit, terminal_width, wrap
-from dractl.findings import ERROR, INFO, WARNING, Finding
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -117,7 +117,7 @@ def collapse(findings: list[Finding]) -> list[Finding]:
         groups.setdefault(key, []).append(f)
         keys.append(key)
     out, done = [], set()
-    for f, key in zip(findings, keys):
+    for f, key in zip(findings, keys, strict=True):
         group = groups[key]
         if len(group) < COLLAPSE_AT or _varying_index(group) is None:
             out.append(f)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 
+from dractl.findings import ERROR, WARNING, Finding
 from dractl.report.inputpaths import checkout_path
 from dractl.report.sanitize import safe_line
-from dractl.findings import ERROR, WARNING, Finding
 
 _COMMAND = {ERROR: "error", WARNING: "warning"}  # anything else (info) is a notice
 

@@ -18,8 +18,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Iterable
 from xml.sax.saxutils import escape, quoteattr
 
-from dractl.report.sanitize import safe_line, safe_text
 from dractl.findings import ERROR, Finding
+from dractl.report.sanitize import safe_line, safe_text
 
 if TYPE_CHECKING:  # one test case per document, described by the pipeline
     from dractl.pipeline.result import DocInfo

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dractl.simulate.state import Plan
 from dractl.findings import Finding
+from dractl.simulate.state import Plan
 
 
 def plan_document(plan: Plan, findings: list[Finding]) -> dict:

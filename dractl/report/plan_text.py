@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from dractl.findings import Finding
 from dractl.report.findings_text import print_findings
 from dractl.report.sanitize import safe_line
 from dractl.report.styled import Styled, StyledTree, print_fitted
 from dractl.simulate.state import SCHEDULED, Plan, PodResult
-from dractl.findings import Finding
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from dractl.report.registry import Drawing
     from dractl.report.styled import PlainConsole
 
 _STATUS_STYLE = {"Scheduled": "green", "Unschedulable": "bold red", "Invalid": "bold red",

@@ -14,9 +14,9 @@ import re
 from typing import Iterable
 from urllib.parse import quote
 
+from dractl.findings import ERROR, WARNING, Finding, RuleDoc
 from dractl.report.inputpaths import checkout_path
 from dractl.report.sanitize import safe_line
-from dractl.findings import ERROR, WARNING, Finding, RuleDoc
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {ERROR: "error", WARNING: "warning"}

@@ -11,8 +11,8 @@ import copy
 from typing import Any
 
 from dractl.api.resource import ModelError, ResourceClaim
-from dractl.models import ClaimTemplate
 from dractl.api.versions import version_tuple
+from dractl.models import ClaimTemplate
 from dractl.simulate import reasons as R
 from dractl.simulate.cluster import ClusterState
 from dractl.simulate.explain import validation_details

@@ -33,7 +33,7 @@ def explain_node(cluster, node, pending_models: list[ResourceClaim], shortcuts=N
     hit = shortcuts.explanation(node.name, key) if shortcuts is not None else None
     if hit is not None:
         explanation, refs, devices = hit
-        rename = dict(zip(refs, (m.ref for m in pending_models)))
+        rename = dict(zip(refs, (m.ref for m in pending_models), strict=False))
         return explanation_lines(explanation, pending_models, rename, cluster), devices
     try:
         explanation = cluster.allocator.explain(node.info, pending_models, timeout=cluster.options.timeout,

@@ -210,7 +210,7 @@ class Backtracking:
         if union < need * per_pod:
             return BoundVerdict(i, "union", need * per_pod, union, need, remaining, per_pod,
                                 possible=union // per_pod)
-        short = tuple((m, n) for m, n in zip(rest, free) if n < per_pod)
+        short = tuple((m, n) for m, n in zip(rest, free, strict=False) if n < per_pod)
         if remaining - len(short) < need:
             return BoundVerdict(i, "pods", per_pod, 0, need, remaining, per_pod, short,
                                 remaining - len(short))

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dractl.extensions.podgroup_constraints import (C_BACKTRACK_TIMEOUT, C_TIMEOUT, C_UNSATISFIED,
-                                                    EXTENSION_LABEL, describe)
+from dractl.extensions.podgroup_constraints import (
+    C_BACKTRACK_TIMEOUT,
+    C_TIMEOUT,
+    C_UNSATISFIED,
+    EXTENSION_LABEL,
+    describe,
+)
 from dractl.simulate.state import Reason
 
 MAX_SHOWN_VALUES = 6

@@ -32,8 +32,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from dractl.allocator.constraints import Constraint, lookup_attribute, _MISSING
-from dractl.extensions.podgroup_constraints import C_PLACED, EXTENSION_LABEL, group_constraint_entries
+from dractl.allocator.constraints import _MISSING, Constraint, lookup_attribute
+from dractl.extensions.podgroup_constraints import (
+    C_PLACED,
+    EXTENSION_LABEL,
+    group_constraint_entries,
+)
 from dractl.models.devices import DeviceIndex
 from dractl.simulate.gangs import schedule_gang
 from dractl.simulate.state import SCHEDULED
@@ -380,7 +384,7 @@ class GroupSearch:
         finally:
             journal.rollback()
             self.cluster.touch_shared()   # verdicts cached during the trial saw its state
-            for m, snap in zip(self.members, saved):
+            for m, snap in zip(self.members, saved, strict=True):
                 m.__dict__.update(snap)
 
     def timed_out(self) -> bool:
@@ -501,7 +505,7 @@ def _place(cluster, group, search: GroupSearch, assignment: dict, plan: list | N
     values the backtracking search's `plan` has each member avoid besides the others')."""
     active = ActiveConstraints(search.constraints, assignment)
     final = Trial(assignment, 0, used=active.used)
-    avoid = {id(m): forbidden for m, forbidden in zip(group.members, plan)} if plan is not None else {}
+    avoid = {id(m): forbidden for m, forbidden in zip(group.members, plan, strict=False)} if plan is not None else {}
 
     def schedule_member(member) -> None:
         active.forbidden = avoid.get(id(member), frozenset())

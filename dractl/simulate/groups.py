@@ -12,6 +12,7 @@ Two API shapes (docs/api-and-scheduling.md 1.7):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from dractl.load.document import Document
 from dractl.models import PodGroup, model_of
 from dractl.models.workloads import scheduling_policy

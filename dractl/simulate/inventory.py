@@ -7,9 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from dractl.allocator import Allocator
+from dractl.api.resource import (
+    DeviceClass,
+    DeviceTaintRule,
+    ModelError,
+    ResourceClaim,
+    ResourceSlice,
+)
 from dractl.api.versions import version_tuple
-from dractl.api.resource import (DeviceClass, DeviceTaintRule, ModelError, ResourceClaim,
-                                 ResourceSlice)
 from dractl.load.document import Document
 from dractl.models import CONTROLLER_KINDS, ClaimTemplate, Node, model_of
 from dractl.simulate import reasons as R

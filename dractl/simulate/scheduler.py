@@ -18,16 +18,22 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from dractl.api.versions import FeatureGates
+from dractl.extensions import PODGROUP_CONSTRAINTS
 from dractl.load.document import Document
 from dractl.simulate import reasons as R
 from dractl.simulate.explain import validation_details
 from dractl.simulate.framework import Code, CycleState, Framework, NodeAttempt
-from dractl.extensions import PODGROUP_CONSTRAINTS
 from dractl.simulate.gangs import not_enqueued, schedule_gang
 from dractl.simulate.groupconstraints import prepare_groups, schedule_constrained_group
 from dractl.simulate.inventory import build_cluster
 from dractl.simulate.nodes import pod_fits_node
-from dractl.simulate.pods import MAX_PODS, PodInput, TooManyPods, expand_controller, pod_from_document
+from dractl.simulate.pods import (
+    MAX_PODS,
+    PodInput,
+    TooManyPods,
+    expand_controller,
+    pod_from_document,
+)
 from dractl.simulate.registry import PLUGINS
 from dractl.simulate.shortcuts import NodeVerdicts, Shortcuts, shortcuts_wanted
 from dractl.simulate.state import INVALID, SCHEDULED, UNSCHEDULABLE, Plan, PodResult, Reason

@@ -208,7 +208,7 @@ class Shortcuts:
             return False
         self.stats["repeat_failure"] += 1
         _, failures, reason, refs, explanations, devices = last
-        rename = {old: model.ref for old, model in zip(refs, pending_models) if old != model.ref}
+        rename = {old: model.ref for old, model in zip(refs, pending_models, strict=False) if old != model.ref}
         # Shared with the earlier pod, read-only: per-node reasons and device lines name no claim.
         result.node_failures = failures
         result.node_devices = devices

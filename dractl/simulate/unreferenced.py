@@ -27,7 +27,7 @@ def allocate_unreferenced(cluster: ClusterState) -> None:
     for node in nodes:
         outcome = cluster.allocator.allocate(node.info, models, timeout=cluster.options.timeout)
         if outcome.allocated:
-            for claim, allocation in zip(todo, outcome.results):
+            for claim, allocation in zip(todo, outcome.results, strict=False):
                 cluster.commit_allocation(claim, allocation, node.name)
             return
         if outcome.is_error and not outcome.node_failure and not outcome.timed_out:

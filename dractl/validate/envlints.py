@@ -72,7 +72,7 @@ def check_env_refs(docs: Sequence[Any]) -> list[tuple[int, Finding]]:
     def index_claims() -> None:
         # Only when some env var references a device attribute: few inputs have one, and an
         # inventory can hold thousands of claims.
-        for model, d in zip(models, docs):
+        for model, d in zip(models, docs, strict=True):
             if not isinstance(d, dict):
                 continue
             kind = _str(d.get("kind"))

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from dractl.api.versions import FeatureGates
+from dractl.findings import ERROR, WARNING, Finding, register
 from dractl.load.document import Document
 from dractl.load.loader import LoadResult
-from dractl.findings import ERROR, WARNING, Finding, register
 from dractl.models.objects import model_of
 
 C_NOT_SERVED = register("DRA0105", ERROR,
@@ -198,7 +198,7 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
                                  "or convert the manifest", ("apiVersion",)))
             _emit(out, doc, found, ignored, policy)
             continue
-        checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])
+        checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])  # noqa: B023 (called at once)
         if len(checked) != 1 or not isinstance(checked[0], tuple):
             # The schema check itself failed: nothing is known about the document's types, so
             # no later stage may read it (it is reported, counted invalid, and goes no further).
@@ -207,7 +207,7 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
         schema_findings, drops = checked[0]
         view = _view(doc, drops)
         found.extend(schema_findings)
-        found.extend(_guarded("rules", view, lambda: check_document(model_of(view), ctx)))
+        found.extend(_guarded("rules", view, lambda: check_document(model_of(view), ctx)))  # noqa: B023
         out.documents.append(view)
         _emit(out, view, found, ignored, policy, identity=doc)
 
@@ -346,7 +346,7 @@ def _emit(out: Validated, doc: Document, found: list[Finding], ignored: set[str]
         return  # a clean document (nearly all of them): nothing to locate or record
     kept = collapse(deduplicate([f for f in found if f.code not in ignored]))
     places = doc.locate_many([f.path for f in kept]) if kept else []
-    for f, (line, column) in zip(kept, places):
+    for f, (line, column) in zip(kept, places, strict=True):
         record(out, doc, f, line, column, policy or NO_INVENTORY, who=identity or doc)
 
 

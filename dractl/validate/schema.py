@@ -28,8 +28,8 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import re
 import os
+import re
 from functools import lru_cache
 from typing import Any, Callable
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from browser_helpers import browser_dom
 from cli_helpers import run
 

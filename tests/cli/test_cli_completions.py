@@ -7,7 +7,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from cli_helpers import REPO, run_subprocess
 
 SCRIPTS = {"bash": "dractl.bash", "zsh": "dractl.zsh", "fish": "dractl.fish"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cli_helpers import CLAIM_BAD, CLAIM_OK
 
 WORKLOAD_1_35 = """apiVersion: scheduling.k8s.io/v1alpha1

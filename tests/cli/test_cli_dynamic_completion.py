@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import run_subprocess
 
 SESSION = r'''

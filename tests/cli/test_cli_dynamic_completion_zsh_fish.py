@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import REPO, run_subprocess
 
 VERSIONS = ["1.34", "1.35", "1.36", "1.37", "1.38"]

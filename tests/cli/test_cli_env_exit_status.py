@@ -5,7 +5,6 @@ findings: it exits 0."""
 from __future__ import annotations
 
 import pytest
-
 from cli_helpers import REPO
 
 BROKEN = str(REPO / "examples" / "broken.yaml")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cli_helpers import REPO, run
 
 SCENARIO = str(REPO / "tests" / "golden" / "scenarios" / "42-env-metadata-136-v1alpha1.yaml")

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import REPO, run
+
 from dractl.report import registry
 
 FORMATS_DIR = Path(__file__).resolve().parent / "formats"

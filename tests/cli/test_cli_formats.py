@@ -8,7 +8,6 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
-
 import xsd_check
 from cli_helpers import DATA, HOSTILE
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import run
+
 from dractl.api.versions import GATE_RELEASES, GateError, parse_feature_gates
 
 GATES_JSON = Path(__file__).resolve().parents[2] / "dractl" / "api" / "gates.json"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from cli_helpers import CLAIM_BAD, CLAIM_OK, run_subprocess
 
 GPU_POD = """apiVersion: resource.k8s.io/v1

@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from cli_helpers import CLAIM_BAD, CLAIM_OK, HOSTILE, SYNTAX_ERROR
+
 from dractl.pipeline import executor as parallel
 
 POD = """apiVersion: v1

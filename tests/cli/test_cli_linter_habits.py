@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cli_helpers import REPO, run
 
 BAD = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cli_helpers import run
 
 # A 1.37 slice whose shareable capacity has a fractional validRange (KEP-5075 + the 1.37

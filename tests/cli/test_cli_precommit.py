@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from cli_helpers import REPO, run
 
 HOOKS = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cli_helpers import run
+
 from dractl.api.quantity import Quantity, QuantityError, go_json_number
 
 

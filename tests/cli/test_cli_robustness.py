@@ -8,7 +8,6 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from cli_helpers import CLAIM_OK, run_subprocess
 
 FORMATS = {"validate": ["text", "json", "junit", "sarif", "github"],
@@ -70,7 +69,6 @@ def test_broken_pipe_is_quiet(tmp_path):
 
 def test_pre_commit_hooks_run(dractl, tmp_path):
     import yaml
-
     from cli_helpers import REPO
 
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())

@@ -8,7 +8,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import run
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from browser_helpers import browser, browser_dom
+
 from dractl.report.html import render
 
 HOSTILE = '"><script>alert(1)</script>&\u202e\u2028</script><!--'

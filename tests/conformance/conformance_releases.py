@@ -18,7 +18,13 @@ from dataclasses import dataclass, replace
 
 from dractl.allocator import Compat
 from dractl.allocator.features import FIX_SWITCHES
-from dractl.api.versions import ALLOCATOR_GATES, KUBE_VERSIONS, FeatureGates, gate_specs, version_tuple
+from dractl.api.versions import (
+    ALLOCATOR_GATES,
+    KUBE_VERSIONS,
+    FeatureGates,
+    gate_specs,
+    version_tuple,
+)
 
 SNAPSHOT = "snapshot"
 # Kubernetes 1.37 gates a case may set as well (v137/README.md); like the others, every one a case

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conformance_releases import SNAPSHOT, Context, contexts
 from ruamel.yaml import YAML
 
-from conformance_releases import SNAPSHOT, Context, contexts, release_context, sort_key
 from dractl.allocator import Allocator
 from dractl.api.quantity import Quantity
-from dractl.api.resource import DeviceClass, ResourceClaim, ResourceSlice, DeviceTaintRule
+from dractl.api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from dractl.api.versions import KUBE_VERSIONS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -213,7 +213,7 @@ def mismatch(case: dict, outcome) -> str | None:
     allocations = expect.get("allocations") or []
     if [a["claim"] for a in allocations] != [c.name for c in outcome.claims]:
         return "allocated claims differ"
-    for want, got, claim in zip(allocations, outcome.results, outcome.claims):
+    for want, got, claim in zip(allocations, outcome.results, outcome.claims, strict=True):
         got_dict = got.to_dict()
         got_devices = [_norm_result(r) for r in got_dict["devices"]["results"]]
         if got_devices != [_norm_result(r) for r in want.get("devices") or []]:

@@ -15,9 +15,8 @@ import json
 import re
 
 import yaml
-from hypothesis import strategies as st
-
 from fuzz_mutate import VALUES
+from hypothesis import strategies as st
 from schema_paths import SAMPLES, field_paths, put, wrong_values
 
 YAML_TAGGED = [

@@ -104,7 +104,7 @@ def put(doc: dict, path: tuple, value) -> dict:
     doc = copy.deepcopy(doc)
     node = doc
     path = tuple(str(e) if isinstance(e, str) else e for e in path)  # MapKey -> plain str
-    for elem, nxt in zip(path, path[1:] + (None,)):
+    for elem, nxt in zip(path, path[1:] + (None,), strict=True):
         last = nxt is None
         fresh = value if last else ([] if isinstance(nxt, int) else {})
         if isinstance(elem, int):

@@ -14,12 +14,11 @@ import os
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
-from hypothesis import strategies as st
-
 from cli_harness import CASES, TIMED_OUT, assert_ok, run_inproc, run_subprocess
 from fuzz_mutate import SHAPES, mutate, serialize
 from fuzz_seeds import inventory_docs, scenarios
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
 
 LONG = int(os.environ.get("DRACTL_FUZZ_EXAMPLES", "0") or 0)
 SEED = os.environ.get("DRACTL_FUZZ_SEED")

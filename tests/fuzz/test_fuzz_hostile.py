@@ -15,13 +15,12 @@ import copy
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from cli_harness import CASES, assert_ok, run_inproc
 from fuzz_hostile import confuse, hostile_names, to_json, with_surrogate, with_yaml_tag
 from fuzz_mutate import serialize
 from fuzz_seeds import inventory_docs, scenarios
+from hypothesis import given
+from hypothesis import strategies as st
 from schema_paths import accepts, field_paths
 from test_fuzz_cli import ALLOCATE_FORMATS, ENV_FORMATS, VALIDATE_FORMATS, budget
 
@@ -51,7 +50,7 @@ def test_fuzz_hostile(data):
         notes.append(data.draw(st.sampled_from([hostile_names, with_surrogate]))(docs, data))
     before = copy.deepcopy(docs)
     notes.append(confuse(docs, data))
-    changed = [i for i, (a, b) in enumerate(zip(before, docs)) if a != b]
+    changed = [i for i, (a, b) in enumerate(zip(before, docs, strict=False)) if a != b]
     shape = data.draw(st.sampled_from(["yaml", "json", "tagged"]), label="shape")
     stdin = serialize(docs, "yaml") if shape == "yaml" else to_json(docs) if shape == "json" \
         else with_yaml_tag(docs, data)

@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
+import yaml
 from cli_harness import CASES, assert_ok, run_inproc
-from dractl.load.limits import Limits
-from dractl.load.parse import parse_source
 from fuzz_mutate import NASTY_STRINGS
 from fuzz_seeds import inventory_docs, inventory_names, scenarios
+from hypothesis import given
+from hypothesis import strategies as st
 from test_fuzz_cli import budget
 
-import yaml
+from dractl.load.limits import Limits
+from dractl.load.parse import parse_source
 
 _SEEDS: list[bytes] = []
 

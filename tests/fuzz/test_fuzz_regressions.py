@@ -12,7 +12,6 @@ import json
 import os
 
 import pytest
-
 from cli_harness import assert_ok, run_inproc, run_subprocess
 
 POD = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n"

@@ -4,7 +4,6 @@ in a clear usage error (exit status 2), never a crash or a hang."""
 from __future__ import annotations
 
 import pytest
-
 from cli_harness import assert_ok, run_inproc, run_subprocess
 
 GOOD = b"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Not_A_Name}\n"

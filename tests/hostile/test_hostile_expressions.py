@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pytest
 import yaml
-
 from cli_harness import assert_ok, run_inproc
+
 from dractl.api.versions import DEFAULT_KUBE_VERSION, FeatureGates
 from dractl.cel import CelRuntimeError, SelectorEngine, regex
 

@@ -15,7 +15,6 @@ import shutil
 import socket
 
 import pytest
-
 from cli_harness import assert_ok, run_inproc, run_subprocess
 
 GOOD = (b"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: good\n"

@@ -13,11 +13,9 @@ import random
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
-
 from cli_harness import UNSAFE_CHARS, dractl_command, run_subprocess
 
 CLAIM = """apiVersion: resource.k8s.io/v1

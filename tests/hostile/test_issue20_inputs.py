@@ -13,7 +13,6 @@ import json
 import re
 
 import pytest
-
 from cli_harness import UNSAFE_CHARS, assert_ok, run_subprocess
 
 GOOD_CLAIM = """apiVersion: resource.k8s.io/v1

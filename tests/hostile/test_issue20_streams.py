@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cli_harness import UNSAFE_CHARS, assert_ok, run_inproc
 from fuzz_hostile import HOSTILE_CHARS
 

@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_harness import run_subprocess
 
 REPO = Path(__file__).resolve().parents[2]

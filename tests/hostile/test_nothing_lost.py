@@ -14,7 +14,6 @@ import json
 import re
 
 import pytest
-
 from cli_harness import assert_ok, run_inproc
 
 N_DOCS = 1000

@@ -16,11 +16,9 @@ import json
 import os
 import re
 import subprocess
-import sys
 
 import pytest
 import yaml
-
 from cli_harness import UNSAFE_CHARS, assert_ok, dractl_command, run_inproc
 
 PAYLOADS = {

@@ -18,7 +18,6 @@ from collections import defaultdict
 
 import pytest
 import yaml
-
 from cli_harness import assert_ok, run_inproc
 from fuzz_seeds import EXAMPLES, inventory_docs
 from schema_paths import SAMPLES, field_paths, put, wrong_values

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from realworld_corpus import REALWORLD, require_realworld
 
 from dractl.api.versions import parse_feature_gates
 from dractl.load.loader import load_paths
 from dractl.validate.pipeline import validate_documents
-
-from realworld_corpus import REALWORLD, require_realworld
 
 # Every gate that a manifest in the corpus may need, so that only real defects remain.
 ALL_GATES = ("DRAListTypeAttributes=true,GenericWorkload=true,DRAWorkloadResourceClaims=true,"

@@ -3,15 +3,13 @@ the outcome their README (and INDEX.md) describes."""
 
 from __future__ import annotations
 
-import pytest
+from realworld_corpus import REALWORLD, require_realworld
 
 from dractl.api.versions import FeatureGates
 from dractl.inventories import inventory_path
 from dractl.load.loader import load_paths
 from dractl.simulate.scheduler import simulate
 from dractl.validate.pipeline import validate_documents
-
-from realworld_corpus import REALWORLD, require_realworld
 
 EXAMPLES = REALWORLD / "dra-example-driver" / "demo" / "examples"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dractl.api.versions import parse_feature_gates
+from dractl.downward import resolve_plan
 from dractl.inventories import inventory_path
 from dractl.load.loader import load_paths
-from dractl.downward import resolve_plan
 from dractl.simulate.scheduler import Options, simulate
 from dractl.validate.pipeline import validate_documents
 

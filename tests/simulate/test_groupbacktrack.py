@@ -12,6 +12,16 @@ import time
 from pathlib import Path
 
 import pytest
+from groupconstraint_manifests import (
+    CLASS,
+    DOMAIN,
+    GATES,
+    INVENTORY_500,
+    inventory_500_nodes,
+    node,
+    podgroup,
+    template,
+)
 
 from dractl.api.versions import parse_feature_gates
 from dractl.downward import resolve_plan
@@ -21,9 +31,6 @@ from dractl.simulate.groupbacktrack import Backtracking
 from dractl.simulate.groupconstraints import GroupSearch
 from dractl.simulate.scheduler import Options, simulate
 from dractl.validate.pipeline import validate_documents
-
-from groupconstraint_manifests import (CLASS, DOMAIN, GATES, INVENTORY_500, inventory_500_nodes, node,
-                                       podgroup, template)
 
 ROOT = "gpu.example.com/pcieRoot"
 DISTINCT = f"    constraints:\n    - distinctAttribute: {ROOT}\n"

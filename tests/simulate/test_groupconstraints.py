@@ -7,6 +7,17 @@ from __future__ import annotations
 import time
 
 import pytest
+from groupconstraint_manifests import (
+    CLASS,
+    DOMAIN,
+    GATES,
+    domains,
+    match,
+    node,
+    podgroup,
+    pods,
+    template,
+)
 
 from dractl.api.versions import parse_feature_gates
 from dractl.downward import resolve_plan
@@ -14,8 +25,6 @@ from dractl.extensions import PODGROUP_CONSTRAINTS
 from dractl.load.loader import load_paths
 from dractl.simulate.scheduler import Options, simulate
 from dractl.validate.pipeline import validate_documents
-
-from groupconstraint_manifests import CLASS, DOMAIN, GATES, domains, match, node, podgroup, pods, template
 
 
 @pytest.fixture

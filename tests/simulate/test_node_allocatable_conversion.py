@@ -9,7 +9,6 @@ from dractl.models import model_of
 from dractl.simulate.plugins.nodeallocatable import NodeResource, slice_node_resources
 from dractl.simulate.scheduler import Options, simulate
 from dractl.validate.pipeline import validate_documents
-
 from tests.simulate.test_node_allocatable_137 import CLASS, MAPPED, TEMPLATE, node, pod, slice_
 
 # A v1beta2 slice (v1-shaped, but its model is a converted copy) and a v1 one.

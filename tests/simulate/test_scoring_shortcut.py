@@ -5,7 +5,15 @@ inventory can satisfy does not count. The plan must be exactly the full scan's."
 from __future__ import annotations
 
 import pytest
-from sim_manifests import BIG_MODEL_SELECTOR, DRIVER, claim_template, device_class, exactly, gpu_node, pod
+from sim_manifests import (
+    BIG_MODEL_SELECTOR,
+    DRIVER,
+    claim_template,
+    device_class,
+    exactly,
+    gpu_node,
+    pod,
+)
 
 from dractl.simulate.plugins.dynamicresources import DynamicResources
 

@@ -8,8 +8,14 @@ from __future__ import annotations
 import pytest
 
 from dractl.simulate.groups import GroupIndex
-from tests.simulate.test_workloads import (ONE_GPU_TEMPLATE, SHARED_CLAIM, TWO_GPU_TEMPLATE, job,
-                                          podgroup, statuses)
+from tests.simulate.test_workloads import (
+    ONE_GPU_TEMPLATE,
+    SHARED_CLAIM,
+    TWO_GPU_TEMPLATE,
+    job,
+    podgroup,
+    statuses,
+)
 
 GATES_ON = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
 GROUP_CLAIM = "  resourceClaims:\n  - {name: gpu, resourceClaimTemplateName: one-gpu}\n"

@@ -7,7 +7,6 @@ end-to-end `dractl validate` / `dractl allocate` runs live elsewhere.
 
 from __future__ import annotations
 
-import io
 import pathlib
 import re
 from collections import Counter, defaultdict

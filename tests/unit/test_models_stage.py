@@ -10,8 +10,19 @@ import pytest
 from dractl.api import defaults
 from dractl.api.versions import parse_feature_gates
 from dractl.load.loader import load_paths
-from dractl.models import CONTROLLER_KINDS, POD_TEMPLATE_KINDS, TEMPLATE_OWNERS, ClaimTemplate, \
-    Node, ObjectModel, Pod, PodGroup, model_of, pod_spec_location, pod_spec_path
+from dractl.models import (
+    CONTROLLER_KINDS,
+    POD_TEMPLATE_KINDS,
+    TEMPLATE_OWNERS,
+    ClaimTemplate,
+    Node,
+    ObjectModel,
+    Pod,
+    PodGroup,
+    model_of,
+    pod_spec_location,
+    pod_spec_path,
+)
 from dractl.validate.pipeline import validate_documents
 
 GATES = parse_feature_gates("", "1.37")

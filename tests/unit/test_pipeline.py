@@ -11,8 +11,17 @@ from dractl.api.versions import parse_feature_gates
 from dractl.downward import resolve_plan
 from dractl.findings import ERROR, INFO, WARNING, Finding
 from dractl.load.loader import load_paths
-from dractl.pipeline import ALLOCATE, ENV, METADATA, VALIDATE, CheckOptions, DryRunOptions, \
-    UsageError, check, dry_run
+from dractl.pipeline import (
+    ALLOCATE,
+    ENV,
+    METADATA,
+    VALIDATE,
+    CheckOptions,
+    DryRunOptions,
+    UsageError,
+    check,
+    dry_run,
+)
 from dractl.pipeline import run as pipeline_run
 from dractl.validate.pipeline import NON_BLOCKING, makes_unusable, validate_documents
 

@@ -56,8 +56,8 @@ spec:
 
 
 def test_validate_accepts_a_block_scalar_quantity_as_the_api_server_does(tmp_path):
-    from dractl.api.versions import parse_feature_gates
     from dractl.api.resource import ResourceSlice
+    from dractl.api.versions import parse_feature_gates
     from dractl.load.loader import load_paths
     from dractl.validate.pipeline import validate_documents
 

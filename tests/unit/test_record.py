@@ -15,10 +15,9 @@ import pickle
 
 import pytest
 
-from dractl.api import resource
-from dractl.api.record import FrozenRecord
 from dractl import config
-from dractl.api import versions
+from dractl.api import resource, versions
+from dractl.api.record import FrozenRecord
 from dractl.models import workloads
 from dractl.pipeline import result
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dractl.cli import outputs
-from dractl.report.findings_text import finding_line, print_findings, summary_line
 from dractl.findings import Finding
+from dractl.report.findings_text import finding_line, print_findings, summary_line
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
 

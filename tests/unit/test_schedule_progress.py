@@ -7,8 +7,8 @@ import io
 from pathlib import Path
 
 from dractl.api.versions import parse_feature_gates
-from dractl.pipeline import CheckOptions, DryRunOptions, dry_run
-from dractl.pipeline import executor, run as pipeline_run
+from dractl.pipeline import CheckOptions, DryRunOptions, dry_run, executor
+from dractl.pipeline import run as pipeline_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GATES = parse_feature_gates("", "1.37")

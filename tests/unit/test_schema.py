@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import copy
-import functools
 import datetime as dt
+import functools
 import importlib.util
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from realworld_corpus import REALWORLD, require_realworld
 
 from dractl.findings import CODES, ERROR, WARNING, MapKey
 from dractl.validate.schema import SchemaSet, kube_versions
-
-from realworld_corpus import REALWORLD, require_realworld
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -81,8 +81,9 @@ def test_same_documents_on_mutated_seeds(data):
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_event_positions_match_composed_positions(path, monkeypatch):
     """locate_many on a big document (one pass over its events) finds what locate finds."""
-    from dractl.load import positions
     from fuzz_mutate import paths as all_paths
+
+    from dractl.load import positions
 
     out = parse.parse_source(path.name, path.read_bytes())
     for doc in out.documents:

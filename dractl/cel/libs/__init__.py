@@ -40,8 +40,18 @@ def libraries() -> list[Library]:
     """Every library, imported on first use (the modules import dractl.cel.functions, which
     must not depend on this package at import time)."""
     if not _LIBRARIES:
-        from . import (format, lists, net, optional, quantity, regexlib, semver, sets, standard,
-                       strings)
+        from . import (
+            format,
+            lists,
+            net,
+            optional,
+            quantity,
+            regexlib,
+            semver,
+            sets,
+            standard,
+            strings,
+        )
         _LIBRARIES.extend(m.LIBRARY for m in (standard, strings, lists, sets, regexlib, quantity,
                                               semver, net, format, optional))
     return _LIBRARIES

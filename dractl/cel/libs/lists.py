@@ -10,14 +10,15 @@ import functools
 from .. import ast as A
 from ..functions import op_add
 from ..timevalues import Duration, Timestamp
-from ..values import UInt, EvalError, Optional, equal_or_false, no_such_overload
+from ..values import EvalError, Optional, UInt, equal_or_false, no_such_overload
 from . import Library
 from ._args import as_int, as_list, is_list, size
+
 
 def l_slice(lst, start, end):
     lst, start, end = as_list(lst), as_int(start), as_int(end)
     if start < 0 or end < 0:
-        raise EvalError(f"cannot slice(%d, %d), negative indexes not supported" % (start, end))
+        raise EvalError("cannot slice(%d, %d), negative indexes not supported" % (start, end))
     if start > end:
         raise EvalError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
     if end > len(lst):

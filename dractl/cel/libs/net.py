@@ -25,8 +25,8 @@ def _url_cost(est, call, target, args, arg_sum):
 
 
 def _contains_cost(est, call, target, args, arg_sum):
-    from ..cost import _add, _factor
     from ..checker import STRING
+    from ..cost import _add, _factor
     if target is None or not args:
         return None
     c = _factor(32, 0.1)

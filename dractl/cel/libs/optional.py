@@ -10,6 +10,7 @@ from ..values import EvalError, Optional, UInt, no_such_overload, present_value
 from . import Library
 from ._args import as_list, is_list
 
+
 def o_of(v):
     return Optional(v)
 

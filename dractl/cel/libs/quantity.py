@@ -9,11 +9,18 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..k8stypes import (CelQuantity, new_int_quantity, parse_quantity, quantity_add,
-                        quantity_as_int64, quantity_float)
+from ..k8stypes import (
+    CelQuantity,
+    new_int_quantity,
+    parse_quantity,
+    quantity_add,
+    quantity_as_int64,
+    quantity_float,
+)
 from ..values import INT64_MAX, INT64_MIN, EvalError, no_such_overload
 from . import Library
 from ._args import as_int, as_str, fixed_cost
+
 
 def _q(x) -> CelQuantity:
     if type(x) is not CelQuantity:

@@ -8,6 +8,7 @@ from . import Library
 from ._args import as_str
 from .quantity import m_compare_to, m_is_greater_than, m_is_less_than
 
+
 def v_semver(s, normalize=False):
     s = as_str(s)
     if type(normalize) is not bool:

@@ -11,11 +11,20 @@ from typing import Any
 from .. import regex as R
 from ..netlib import CIDR, IPAddr
 from ..timevalues import Duration, Timestamp, f_duration, f_timestamp
-from ..values import (INT64_MAX, INT64_MIN, UINT64_MAX, CelType, EvalError, UInt,
-                      no_such_overload, type_name)
+from ..values import (
+    INT64_MAX,
+    INT64_MIN,
+    UINT64_MAX,
+    CelType,
+    EvalError,
+    UInt,
+    no_such_overload,
+    type_name,
+)
 from . import Library
 from ._args import ceil, size
 from .regexlib import regex_runtime_cost
+
 
 def f_size(x: Any) -> int:
     if isinstance(x, (str, bytes, list, tuple, dict)):
@@ -191,7 +200,7 @@ def f_bool(x: Any) -> bool:
             return True
         if x in ("false", "False", "FALSE", "f", "0"):
             return False
-        raise EvalError(f"type conversion error from 'string' to 'bool'")
+        raise EvalError("type conversion error from 'string' to 'bool'")
     raise no_such_overload()
 
 

@@ -9,13 +9,14 @@ import math
 from typing import Any
 
 from .. import ast as A
-from ..timevalues import Duration, Timestamp
-from .standard import format_double
 from ..netlib import CIDR, IPAddr
+from ..timevalues import Duration, Timestamp
 from ..values import CelType, EvalError, UInt, no_such_overload, type_name
 from . import Library
 from ._args import as_int, as_str, ceil, is_list, size
 from .lists import l_index_of, l_last_index_of
+from .standard import format_double
+
 
 def s_char_at(s, i):
     s, i = as_str(s), as_int(i)

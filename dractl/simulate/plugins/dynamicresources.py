@@ -8,12 +8,17 @@ always reported verdicts. `DynamicResources` is everything else.
 
 from __future__ import annotations
 
+from dractl.allocator.errors import INVALID_POOLS_MESSAGE
 from dractl.allocator.nodes import NodeSelectorError, node_selector_matches
 from dractl.api.versions import version_tuple
 from dractl.simulate import reasons as R
 from dractl.simulate.claimcontroller import ClaimController, ClaimProblem
-from dractl.allocator.errors import INVALID_POOLS_MESSAGE
-from dractl.simulate.explain import MAX_EXPLAINED_NODES, cel_error_details, explain_node, group_explanations
+from dractl.simulate.explain import (
+    MAX_EXPLAINED_NODES,
+    cel_error_details,
+    explain_node,
+    group_explanations,
+)
 from dractl.simulate.framework import Code, Plugin, rejected, unresolvable
 from dractl.simulate.state import MAX_RESERVED_FOR, Reason
 
@@ -247,7 +252,7 @@ class DynamicResources(Plugin):
         if outcome is None:
             return 0
         total = 0
-        for claim, alloc in zip(state.pending, outcome.results):
+        for claim, alloc in zip(state.pending, outcome.results, strict=False):
             subs = {r.name: r for r in claim.model.requests if r.first_available}
             if not subs:
                 continue
@@ -291,7 +296,7 @@ class DynamicResources(Plugin):
         state.data[NAME] = to_reserve
         if attempt.outcome is not None:
             node_name = attempt.node.name
-            for claim, allocation in zip(state.pending, attempt.outcome.results):
+            for claim, allocation in zip(state.pending, attempt.outcome.results, strict=False):
                 self.cluster.commit_allocation(claim, allocation, node_name)
         return None
 

@@ -11,8 +11,8 @@ from dractl.api.resource import ResourceClaim
 from dractl.simulate.framework import Plugin, unresolvable
 from dractl.simulate.names import generated_name, uid_for
 from dractl.simulate.resources import IMPLICIT_CLASS_PREFIX, extended_requests
-from dractl.suggest import closest_match
 from dractl.simulate.state import ClaimState, PodClaimRef
+from dractl.suggest import closest_match
 
 NAME = "DynamicResources"  # upstream's plugin for these verdicts
 # kube-scheduler's verdict (kept verbatim); dractl's explanation of it is added in PostFilter.

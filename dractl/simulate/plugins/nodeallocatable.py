@@ -210,7 +210,7 @@ class NodeAllocatableResources(Plugin):
         """(claim, _ClaimCharge) for each of the pod's claims whose devices contribute."""
         out = []
         pending = attempt.outcome.results[:len(state.pending)] if attempt.outcome is not None else []
-        for claim, allocation in [(c, c.allocation) for c in state.allocated] + list(zip(state.pending, pending)):
+        for claim, allocation in [(c, c.allocation) for c in state.allocated] + list(zip(state.pending, pending, strict=False)):
             charge = self._claim_charge(claim, allocation)
             if charge:
                 out.append((claim, charge))

@@ -10,15 +10,41 @@ from __future__ import annotations
 from typing import Any
 
 from dractl.api.defaults import default_allocation, default_request, default_tolerations
-from dractl.findings import ERROR, register
+from dractl.findings import (
+    ERROR,
+    WARNING,  # severity of dractl's own lints (DRA1014, 1017, 1024, 1029)
+    register,
+)
 
 from . import common, derived, slicefields
-from ._base import (BAD, Emitter, duplicate, forbidden, get, get_int, get_list, get_map, get_obj,
-                    get_str, invalid, required, too_many, unsupported)
-from ._formats import (check_dns_label, check_dns_subdomain, check_driver_name, check_label_name,
-                       check_label_value, check_pool_name, check_qualified_name, check_uid,
-                       is_dns1123_label, is_qualified_name)
-from dractl.findings import WARNING  # severity of dractl's own lints (DRA1014, 1017, 1024, 1029)
+from ._base import (
+    BAD,
+    Emitter,
+    duplicate,
+    forbidden,
+    get,
+    get_int,
+    get_list,
+    get_map,
+    get_obj,
+    get_str,
+    invalid,
+    required,
+    too_many,
+    unsupported,
+)
+from ._formats import (
+    check_dns_label,
+    check_dns_subdomain,
+    check_driver_name,
+    check_label_name,
+    check_label_value,
+    check_pool_name,
+    check_qualified_name,
+    check_uid,
+    is_dns1123_label,
+    is_qualified_name,
+)
 
 C_REQUESTS_MAX = register("DRA1001", ERROR, "a claim has more than 32 requests")
 C_REQUEST_NAME = register("DRA1002", ERROR, "request name is not a DNS label")

@@ -12,14 +12,37 @@ from typing import Any
 
 from dractl.api.versions import UnknownGateError
 from dractl.findings import ERROR, WARNING, register
-
-from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_map, get_obj, get_str,
-                    invalid, is_int, required, too_long, too_many, unsupported)
 from dractl.validate.cellints import C_OPTIONAL_VARIABLE, optional_variable_messages
 
-from ._formats import (check_dns_label, check_dns_subdomain, check_driver_name, check_label_name,
-                       check_label_value, check_raw_json, is_dns1123_label, is_dns1123_subdomain,
-                       is_label_value, is_qualified_name)
+from ._base import (
+    BAD,
+    Emitter,
+    duplicate,
+    forbidden,
+    get,
+    get_list,
+    get_map,
+    get_obj,
+    get_str,
+    invalid,
+    is_int,
+    required,
+    too_long,
+    too_many,
+    unsupported,
+)
+from ._formats import (
+    check_dns_label,
+    check_dns_subdomain,
+    check_driver_name,
+    check_label_name,
+    check_label_value,
+    check_raw_json,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_label_value,
+    is_qualified_name,
+)
 
 C_NAME = register("DRA1900", ERROR, "metadata.name is missing or not a DNS subdomain")
 C_META = register("DRA1908", ERROR, "metadata invalid: namespace, labels, annotations (key syntax, "

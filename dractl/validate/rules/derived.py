@@ -35,8 +35,18 @@ from typing import Any
 from dractl.findings import ERROR, register
 
 from . import common
-from ._base import BAD, Emitter, duplicate, forbidden, get_list, get_str, invalid, required, \
-    too_long, too_many
+from ._base import (
+    BAD,
+    Emitter,
+    duplicate,
+    forbidden,
+    get_list,
+    get_str,
+    invalid,
+    required,
+    too_long,
+    too_many,
+)
 from ._formats import check_fully_qualified_name
 
 C_DERIVED_MAX = register("DRA1025", ERROR, "a request has more than 32 derived attributes")

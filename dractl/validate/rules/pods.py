@@ -13,8 +13,20 @@ from dractl.findings import ERROR, INFO, register
 from dractl.models.controllers import pod_spec_location
 
 from . import common
-from ._base import (BAD, Emitter, duplicate, forbidden, get, get_list, get_obj, get_opt_str,
-                    get_str, invalid, not_found, required)
+from ._base import (
+    BAD,
+    Emitter,
+    duplicate,
+    forbidden,
+    get,
+    get_list,
+    get_obj,
+    get_opt_str,
+    get_str,
+    invalid,
+    not_found,
+    required,
+)
 from ._formats import check_dns_label, check_dns_subdomain, is_dns1123_label
 
 C_CLAIM_NAME = register("DRA1401", ERROR, "pod resourceClaims[].name is missing or not a DNS label")

@@ -14,12 +14,34 @@ from dractl.api.quantity import Quantity
 from dractl.findings import ERROR, WARNING, MapKey, register
 
 from . import common, slicefields
+from ._base import (
+    BAD,
+    Emitter,
+    duplicate,
+    forbidden,
+    get_bool,
+    get_int,
+    get_list,
+    get_map,
+    get_obj,
+    get_opt_str,
+    get_str,
+    invalid,
+    required,
+    too_long,
+    too_many,
+)
 from ._base import parsed_quantity as _quantity
-from ._base import (BAD, Emitter, duplicate, forbidden, get_bool, get_int, get_list, get_map,
-                    get_obj, get_opt_str, get_str, invalid, required, too_long, too_many)
-from ._formats import (SEMVER_MSG, SEMVER_RE, check_dns_label, check_dns_subdomain,
-                       check_driver_name, check_pool_name, check_qualified_name,
-                       is_dns1123_label)
+from ._formats import (
+    SEMVER_MSG,
+    SEMVER_RE,
+    check_dns_label,
+    check_dns_subdomain,
+    check_driver_name,
+    check_pool_name,
+    check_qualified_name,
+    is_dns1123_label,
+)
 
 C_DRIVER = register("DRA1201", ERROR, "spec.driver is missing or not a valid driver name")
 C_POOL_NAME = register("DRA1202", ERROR, "spec.pool.name is missing or invalid")

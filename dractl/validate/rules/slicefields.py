@@ -30,9 +30,21 @@ from typing import Any
 from dractl.findings import ERROR, WARNING, MapKey, register
 
 from . import common
+from ._base import (
+    BAD,
+    Emitter,
+    duplicate,
+    get_list,
+    get_map,
+    get_obj,
+    get_opt_str,
+    invalid,
+    not_found,
+    required,
+    too_many,
+    unsupported,
+)
 from ._base import parsed_quantity as _quantity
-from ._base import (BAD, Emitter, duplicate, get_list, get_map, get_obj, get_opt_str, invalid,
-                    not_found, required, too_many, unsupported)
 from ._formats import check_fully_qualified_name
 
 C_COMPATIBILITY_GROUPS = register("DRA1232", ERROR,

@@ -11,8 +11,22 @@ from __future__ import annotations
 from dractl.findings import ERROR, register
 
 from . import common
-from ._base import (BAD, Emitter, duplicate, forbidden, get_int, get_list, get_obj, get_opt_str,
-                    get_str, invalid, is_int, required, too_many, unsupported)
+from ._base import (
+    BAD,
+    Emitter,
+    duplicate,
+    forbidden,
+    get_int,
+    get_list,
+    get_obj,
+    get_opt_str,
+    get_str,
+    invalid,
+    is_int,
+    required,
+    too_many,
+    unsupported,
+)
 from ._formats import check_dns_label, check_dns_subdomain
 
 C_GROUPS_COUNT = register("DRA1501", ERROR, "a Workload needs 1 to 8 pod groups / templates")

@@ -101,7 +101,10 @@ def in_use(name, *device_ids, share_id=None, consumed=None, admin=False) -> Reso
     return claim(name, [request("req")], allocation={"devices": {"results": results}})
 
 
-def allocator(classes=(), slices=(), allocated=(), engine=None, compat=Compat(), **feature_overrides) -> Allocator:
+DEFAULT_COMPAT = Compat()
+
+
+def allocator(classes=(), slices=(), allocated=(), engine=None, compat=DEFAULT_COMPAT, **feature_overrides) -> Allocator:
     return Allocator(features(**feature_overrides), classes, slices, allocated, (),
                      engine or FakeEngine(), compat=compat, share_id=lambda: "share")
 

@@ -6,9 +6,20 @@ conditions of the milli-unit range path."""
 from __future__ import annotations
 
 import pytest
-from alloc_testkit import NODE, allocator, claim, device, device_class, in_use, picked, request, slice_
+from alloc_testkit import (
+    NODE,
+    allocator,
+    claim,
+    device,
+    device_class,
+    in_use,
+    picked,
+    request,
+    slice_,
+)
 
-from dractl.allocator import Allocator, Compat, NodeInfo, reasons as R
+from dractl.allocator import Allocator, Compat, NodeInfo
+from dractl.allocator import reasons as R
 from dractl.allocator.capacity import consumed_amount, use_milli
 from dractl.api.quantity import Quantity
 from dractl.api.resource import CapacityRequestPolicy, CapacityRequestPolicyRange, DeviceCapacity

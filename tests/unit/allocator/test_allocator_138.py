@@ -6,7 +6,17 @@ capacity-name resolution on its own."""
 from __future__ import annotations
 
 import pytest
-from alloc_testkit import NODE, allocator, claim, device, device_class, in_use, picked, request, slice_
+from alloc_testkit import (
+    NODE,
+    allocator,
+    claim,
+    device,
+    device_class,
+    in_use,
+    picked,
+    request,
+    slice_,
+)
 
 from dractl.allocator import Compat
 from dractl.allocator.capacity import qualified, requests_for_device

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from alloc_testkit import (NODE, FakeEngine, allocator, claim, device, device_class, features, picked, request,
-                           slice_)
+from alloc_testkit import (
+    NODE,
+    FakeEngine,
+    allocator,
+    claim,
+    device,
+    device_class,
+    features,
+    picked,
+    request,
+    slice_,
+)
 
 from dractl.allocator import Allocator, Inventory
 from dractl.api.resource import AllocationResult

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from alloc_testkit import NODE, FakeEngine, claim, device, device_class, features, request, slice_
 
-from dractl.allocator import Allocator, reasons as R
+from dractl.allocator import Allocator
+from dractl.allocator import reasons as R
 from dractl.allocator.checks import DEVICE_CHECKS, FACT_CHECKS, UNSELECTABLE, FactCache
 from dractl.api.resource import DeviceTaintRule
 from dractl.api.versions import FeatureGates

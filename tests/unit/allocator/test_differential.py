@@ -21,7 +21,8 @@ import random
 
 import pytest
 
-from dractl.allocator import Allocator, Compat, search as search_module
+from dractl.allocator import Allocator, Compat
+from dractl.allocator import search as search_module
 from dractl.allocator.checks import FactCache
 from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.prepass import RequestData
@@ -174,7 +175,7 @@ def run_scenario(scenario: Scenario, mode: str) -> list[tuple]:
             outcome = allocator.allocate(node, claims, explain=True)
             transcript.append((node.name, _transcript(outcome)))
             if outcome.allocated:
-                for claim, result in zip(claims, outcome.results):
+                for claim, result in zip(claims, outcome.results, strict=True):
                     shared.commit(claim, result)
                     committed.append(dataclasses.replace(claim, allocation=result))
                 break
@@ -182,7 +183,7 @@ def run_scenario(scenario: Scenario, mode: str) -> list[tuple]:
 
 
 def _first_difference(got: list, want: list) -> int:
-    return next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    return next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
 
 
 def differences(seeds) -> list[str]:

@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 
 from dractl.allocator import AllocatorFeatures
-from dractl.api.versions import (ALLOCATOR_GATES, FeatureGates, UnknownGateError, known_gates,
-                                 parse_feature_gates, GateError)
+from dractl.api.versions import (
+    ALLOCATOR_GATES,
+    FeatureGates,
+    GateError,
+    UnknownGateError,
+    known_gates,
+    parse_feature_gates,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 SOURCES = sorted((ROOT / "dractl").rglob("*.py")) + sorted((ROOT / "benchmarks").rglob("*.py"))

@@ -9,14 +9,28 @@ from __future__ import annotations
 import re
 
 import pytest
-from alloc_testkit import NODE, FakeEngine, claim, device, device_class, features, in_use, picked, request, slice_
+from alloc_testkit import (
+    NODE,
+    FakeEngine,
+    claim,
+    device,
+    device_class,
+    features,
+    in_use,
+    picked,
+    request,
+    slice_,
+)
 
-from dractl.allocator import Allocator, Compat, search as search_module
+from dractl.allocator import Allocator, Compat
+from dractl.allocator import search as search_module
 
 CLASSES = [device_class("class-a", "driver-a"), device_class("class-b", "driver-b")]
 
+DEFAULT_COMPAT = Compat()
 
-def _allocator(slices, allocated=(), compat=Compat(), share_id=None) -> Allocator:
+
+def _allocator(slices, allocated=(), compat=DEFAULT_COMPAT, share_id=None) -> Allocator:
     # share_id None: the default generator, whose IDs are drawn when results are built.
     return Allocator(features(), CLASSES, slices, allocated, (), FakeEngine(), compat=compat, share_id=share_id)
 

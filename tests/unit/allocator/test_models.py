@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from dractl.api.quantity import Quantity
-from dractl.api.resource import (AllocationResult, DeviceClass, DeviceTaintRule, ModelError, ResourceClaim,
-                                 ResourceSlice, model_from_dict)
+from dractl.api.resource import (
+    AllocationResult,
+    DeviceClass,
+    DeviceTaintRule,
+    ModelError,
+    ResourceClaim,
+    ResourceSlice,
+    model_from_dict,
+)
 from dractl.api.values import AttributeValue
 
 

@@ -9,8 +9,17 @@ from dractl.allocator.nodes import NodeInfo, NodeSelectorError, node_matches, no
 from dractl.allocator.state import AllocatedState
 from dractl.allocator.taints import apply_taint_rules, tolerates, untolerated_taint
 from dractl.api.quantity import Quantity
-from dractl.api.resource import (AllocationResult, DeviceCapacity, CapacityRequestPolicy, CapacityRequestPolicyRange,
-                                 DeviceTaint, DeviceTaintRule, DeviceToleration, NodeSelector, ResourceSlice)
+from dractl.api.resource import (
+    AllocationResult,
+    CapacityRequestPolicy,
+    CapacityRequestPolicyRange,
+    DeviceCapacity,
+    DeviceTaint,
+    DeviceTaintRule,
+    DeviceToleration,
+    NodeSelector,
+    ResourceSlice,
+)
 
 Q = Quantity.parse
 

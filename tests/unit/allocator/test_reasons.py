@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from alloc_testkit import (NODE, allocator, claim, device, device_class, in_use, request, slice_)
+from alloc_testkit import NODE, allocator, claim, device, device_class, in_use, request, slice_
 
 from dractl.allocator import reasons as R
 

@@ -564,7 +564,7 @@ class _Converter:
             if (n in want) if isinstance(want, tuple) else (n == want):
                 var = self._ident_arg(args[0], "argument must be a simple name", off) or "#bad"
                 if var in (A.ACCU, "__result__"):
-                    self.error(f"iteration variable overwrites accumulator variable", off)
+                    self.error("iteration variable overwrites accumulator variable", off)
                 rest = [self.conv(a) for a in args[1:]]
                 return self._comp1(target, name, var, rest, off)
         return None

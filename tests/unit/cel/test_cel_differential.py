@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import celpy
 import pytest
+from cel_testkit import A, Dev, Q
 from celpy import celtypes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,8 +22,6 @@ from dractl.api.quantity import Quantity
 from dractl.api.versions import FeatureGates
 from dractl.cel import CelCompileError, CelRuntimeError, SelectorEngine
 from dractl.cel.k8stypes import Semver
-
-from cel_testkit import A, Dev, Q
 
 DOM = "gpu.example.com"
 DEVICES = [

@@ -5,16 +5,22 @@ from __future__ import annotations
 import random
 
 import pytest
+from cel_testkit import A, Dev, Q
 
 from dractl.api.versions import FeatureGates
-from dractl.cel import (CelCompileError, CelRuntimeError, SelectorEngine, check_expression,
-                        format_compile_error, format_runtime_caret, format_runtime_error)
-from dractl.cel import interp
+from dractl.cel import (
+    CelCompileError,
+    CelRuntimeError,
+    SelectorEngine,
+    check_expression,
+    format_compile_error,
+    format_runtime_caret,
+    format_runtime_error,
+    interp,
+)
 from dractl.cel.engine import compile_cached
 from dractl.cel.interp import Meter
 from dractl.cel.parser import grammar_self_test
-
-from cel_testkit import A, Dev, Q
 
 GATES = FeatureGates()
 GPU = Dev(("gpu.example.com", "pool", "gpu-0"), "gpu.example.com",

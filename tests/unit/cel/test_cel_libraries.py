@@ -8,6 +8,7 @@ from dractl.cel import libs
 from dractl.cel.checker import _SIMPLE, FUNCS
 from dractl.cel.cost import _LIBRARY_STATIC_COSTS
 
+
 def _function_name(signature: str) -> str:
     """``recv.name(args)`` or ``name(args)`` -> name (``sets.contains`` stays namespaced)."""
     call = signature.split(" -> ")[0]

@@ -11,11 +11,10 @@ testdata/conformance/random2/divergence-cel-bind-optional-semver.yaml.
 from __future__ import annotations
 
 import pytest
+from cel_testkit import A, Dev, Q
 
 from dractl.api.versions import FeatureGates
 from dractl.cel import CelRuntimeError, SelectorEngine
-
-from cel_testkit import A, Dev, Q
 
 GPU = Dev("gpu", "gpu.example.com", {
     "driverVersion": A("version", "1.2.0"),

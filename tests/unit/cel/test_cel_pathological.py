@@ -9,11 +9,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from cel_testkit import A, Dev
 
 from dractl.api.versions import FeatureGates
 from dractl.cel import CelCompileError, CelRuntimeError, SelectorEngine, check_expression
-
-from cel_testkit import A, Dev
 
 GATES = FeatureGates()
 DEV = Dev("d", "gpu.example.com", {"n": A("int", 5), "s": A("string", "a" * 40 + "!")})

@@ -5,11 +5,10 @@ ErrFormatWrong."""
 from __future__ import annotations
 
 import pytest
+from cel_testkit import Dev
 
 from dractl.api.versions import FeatureGates
 from dractl.cel import CelRuntimeError, SelectorEngine
-
-from cel_testkit import Dev
 
 FORMAT_WRONG = ("quantities must match the regular expression "
                 "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")

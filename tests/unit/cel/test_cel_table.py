@@ -18,11 +18,10 @@ upstream's tests use strings.Contains. Every row cites where the expected outcom
 from __future__ import annotations
 
 import pytest
+from cel_testkit import A, Dev, Q
 
 from dractl.api.versions import FeatureGates
 from dractl.cel import CelCompileError, CelRuntimeError, SelectorEngine
-
-from cel_testkit import A, Dev, Q
 
 DRA = "dra.example.com"
 

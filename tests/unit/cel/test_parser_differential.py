@@ -18,12 +18,12 @@ import functools
 import re
 from pathlib import Path
 
+import lark_reference
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import lark_reference
 from dractl.cel import ast as A
 from dractl.cel import parser as new_parser
 from dractl.cel.errors import CelCompileError
@@ -287,10 +287,10 @@ def _extend(inner):
                   st.sampled_from(["bind", "contains", "quote", "of", "none", "range", "greatest",
                                    "ofNonZeroValue", "intersects"]), args),
         st.builds(lambda xs, opts, trailing: "[" + ", ".join(("?" if o else "") + x for x, o in
-                                                            zip(xs, opts)) + ("," if trailing and xs else "") + "]",
+                                                            zip(xs, opts, strict=False)) + ("," if trailing and xs else "") + "]",
                   args, st.lists(st.booleans(), min_size=4, max_size=4), st.booleans()),
         st.builds(lambda kvs, opts, trailing: "{" + ", ".join(f"{'?' if o else ''}{k}: {v}" for (k, v), o in
-                                                             zip(kvs, opts)) + ("," if trailing and kvs else "") + "}",
+                                                             zip(kvs, opts, strict=False)) + ("," if trailing and kvs else "") + "}",
                   st.lists(two, max_size=3), st.lists(st.booleans(), min_size=3, max_size=3), st.booleans()),
         st.builds(lambda t, fs, trailing: f"{t}{{" + ", ".join(f"{n}: {v}" for n, v in fs)
                   + ("," if trailing and fs else "") + "}",

@@ -5,14 +5,11 @@ The glue itself is also covered with a fake compiler in test_rule_table.py (DRA1
 
 from __future__ import annotations
 
-
 import pytest
-
-import dractl.cel
-from dractl.api.versions import FeatureGates
-from dractl.validate.rules import RuleContext, check_document, common
 from rules_manifests import CLASS, TAINT_RULE, claim, edit
 
+from dractl.api.versions import FeatureGates
+from dractl.validate.rules import RuleContext, check_document, common
 
 EXPENSIVE = "[1,2,3,4,5,6,7,8,9,10].all(x, " * 7 + "int('1'.find('[0-9]*')) < 100" + ")" * 7
 

@@ -10,15 +10,33 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from rules_manifests import (
+    CLAIM,
+    CLAIM_FULL,
+    CLASS,
+    COUNTER_SLICE,
+    DELETE,
+    NAMESPACE,
+    PER_DEVICE_SLICE,
+    POD,
+    POD_GROUP,
+    SLICE,
+    SLICE_FULL,
+    TAINT_RULE,
+    TEMPLATE,
+    WORKLOAD,
+    WORKLOAD_135,
+    claim,
+    deployment,
+    edit,
+    slice_,
+)
 
 import dractl.cel
 from dractl.api.versions import FeatureGates, known_gates
-from dractl.validate import refs
 from dractl.findings import CODES, render_path
+from dractl.validate import refs
 from dractl.validate.rules import RuleContext, check_document, common
-from rules_manifests import (CLAIM, CLAIM_FULL, CLASS, COUNTER_SLICE, DELETE, NAMESPACE,
-                             PER_DEVICE_SLICE, POD, POD_GROUP, SLICE, SLICE_FULL, TAINT_RULE,
-                             TEMPLATE, WORKLOAD, WORKLOAD_135, claim, deployment, edit, slice_)
 
 ALL_ON = "all"
 

@@ -4,12 +4,13 @@ follow-up effects of gate dropping."""
 
 from __future__ import annotations
 
+from rules_manifests import claim, edit, slice_
+
 from dractl.api.convert import convert
 from dractl.api.defaults import defaulted_claim_spec
+from dractl.api.versions import FeatureGates
 from dractl.findings import ERROR, WARNING, render_path
 from dractl.validate.rules import RuleContext, check_document
-from dractl.api.versions import FeatureGates
-from rules_manifests import claim, edit, slice_
 
 GPU = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}
 

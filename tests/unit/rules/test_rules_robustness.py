@@ -5,14 +5,26 @@ from __future__ import annotations
 import copy
 
 import pytest
+from rules_manifests import (
+    CLAIM_FULL,
+    CLASS,
+    COUNTER_SLICE,
+    PER_DEVICE_SLICE,
+    POD,
+    POD_GROUP,
+    SLICE_FULL,
+    TAINT_RULE,
+    TEMPLATE,
+    WORKLOAD,
+    WORKLOAD_135,
+    deployment,
+    edit,
+)
 
 from dractl.api.versions import FeatureGates, known_gates
-from dractl.validate import refs
 from dractl.findings import Finding
+from dractl.validate import refs
 from dractl.validate.rules import RuleContext, check_document, claims
-from rules_manifests import (CLAIM_FULL, CLASS, COUNTER_SLICE, PER_DEVICE_SLICE, POD, POD_GROUP,
-                             SLICE_FULL, TAINT_RULE, TEMPLATE, WORKLOAD, WORKLOAD_135, deployment,
-                             edit)
 
 REPLACEMENTS = [None, 0, -1, 1.5, "", "x", True, [], {}, [None], [1], {"a": None}, {"": []}]
 
