@@ -94,8 +94,11 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def _value(self, node, depth: int):
         tag = node.tag
-        if node.__class__ is _ScalarNode:
+        cls = node.__class__
+        if cls is _ScalarNode:
             return node.value if tag == _STR else self._scalar(node, tag)
+        if tag in _COLLECTION_KIND and _COLLECTION_KIND[tag] is not cls:
+            raise kind_mismatch(tag, node)
         if self._aliases:
             built = self._built.get(node)
             if built is not None:
@@ -147,6 +150,8 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         """A scalar that is not a string (an int, a bool, null, ...). The ones whose tag was
         resolved from their plain text, as nearly all are, are decoded here directly; PyYAML's
         construct_object (a memo, a recursion guard, a constructor lookup) takes the rest."""
+        if tag in _COLLECTION_KIND:  # `!!map x`: PyYAML's constructor would return {} unread
+            raise kind_mismatch(tag, node)
         if node.style == "" and self._plain_tags.get(node.value) == tag:
             decode = _PLAIN_DECODERS.get(tag)
             if decode is not None and node not in self.constructed_objects:
@@ -193,6 +198,22 @@ class ManifestLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                 first_seen[key] = key_node.start_mark.line + 1
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
+
+
+# Collection tags and the node class each needs. A tag on the wrong kind of node (`!!seq {a: 1}`,
+# `!!map [1]`, `!!map x`) is refused with PyYAML's message ("expected a sequence node, but found
+# mapping"), on both reading paths (yamlstream._check_collection_tag) and in .dractl.yaml.
+# dractl's own choice: go-yaml v2, kubectl's YAML-to-JSON step, ignores the tag of a collection
+# and reads `!!map x` as the string "x" (decode.go, decoder.unmarshal and decoder.scalar).
+_COLLECTION_KIND = {_MAP: _MappingNode, "tag:yaml.org,2002:set": _MappingNode,
+                    _SEQ: yaml.SequenceNode, "tag:yaml.org,2002:omap": yaml.SequenceNode,
+                    "tag:yaml.org,2002:pairs": yaml.SequenceNode}
+
+
+def kind_mismatch(tag: str, node) -> yaml.constructor.ConstructorError:
+    wanted = "mapping" if _COLLECTION_KIND[tag] is _MappingNode else "sequence"
+    return yaml.constructor.ConstructorError(
+        None, None, f"expected a {wanted} node, but found {node.id}", node.start_mark)
 
 
 # The first characters for which PyYAML has implicit resolvers (digits, signs, the letters of

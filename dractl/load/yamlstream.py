@@ -12,7 +12,17 @@ from __future__ import annotations
 
 import yaml
 
-from dractl.load.yamlsafe import _MAP, _MERGE, _SEQ, _STR, DuplicateKey, ManifestLoader, _json_key
+from dractl.load.yamlsafe import (
+    _COLLECTION_KIND,
+    _MAP,
+    _MERGE,
+    _SEQ,
+    _STR,
+    DuplicateKey,
+    ManifestLoader,
+    _json_key,
+    kind_mismatch,
+)
 
 STREAM_FROM_BYTES = 4 * 1024 * 1024
 
@@ -108,6 +118,8 @@ def _scalar(loader: ManifestLoader, event):
         # as kubectl's strict decoding does (sigs.k8s.io/yaml#46): the file is read again there.
         raise NeedsComposition()
     node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+    if tag in _COLLECTION_KIND:
+        raise kind_mismatch(tag, node)
     return loader.construct_object(node)
 
 

@@ -25,7 +25,20 @@ YAML_TAGGED = [
     "!!binary AAAA", "!!timestamp 2001-12-14", "!!str {a: 1}", "!!map x", "!!seq x", "!foo x",
     "!!python/object/apply:os.system ['true']", "!!python/name:os.system", "!<tag:x> y",
     "!!merge x", "!!value x", "!!yaml x", "!!int 99999999999999999999999999999", "!!float 1",
+    # collection tags on the wrong kind of node, short and verbatim
+    "!!seq {a: 1}", "!!map [1, 2]", "!!map ''", "!!seq ''", "!<tag:yaml.org,2002:seq> {a: 1}",
+    "!<tag:yaml.org,2002:map> [1]", "!!set [a]", "!!omap {a: 1}", "!!pairs x", "!!seq [{a: !!map x}]",
 ]
+
+# Every tag a node may carry: the collection tags, the scalar tags, a local and an unknown one.
+# with_node_tag puts one on any node, of any kind (mapping, sequence or scalar; in a list, a key,
+# under a merge key), so the whole class of tag/node-kind mismatches is generated.
+NODE_TAGS = ["tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:set",
+             "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs", "tag:yaml.org,2002:str",
+             "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
+             "tag:yaml.org,2002:null", "tag:yaml.org,2002:binary",
+             "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:merge", "!", "!local",
+             "tag:example.com,2000:thing"]
 
 # Characters that hide, reorder or overwrite text on a terminal, or in a CI log viewer.
 HOSTILE_CHARS = ["\x1b]0;OWNED\x07", "\x1b[2J", "\x1b[31m", "\x07", "\x08", "\r", "\x85", "\x9b",
@@ -114,5 +127,27 @@ def with_yaml_tag(docs: list[dict], data) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-__all__ = ["SAMPLES", "YAML_TAGGED", "HOSTILE_CHARS", "confuse", "hostile_names",
-           "with_surrogate", "to_json", "with_yaml_tag"]
+def with_node_tag(docs: list[dict], data) -> bytes:
+    """The documents as YAML with one to three nodes (any kind, any depth) given a tag from
+    NODE_TAGS, written by PyYAML's serializer as `!!seq {...}`, `!<tag:...> [...]`, ..."""
+    text = yaml.safe_dump_all(docs, sort_keys=False, width=10_000, allow_unicode=True)
+    roots = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    nodes = []
+    for root in roots:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            if isinstance(node, yaml.MappingNode):
+                stack.extend(n for pair in node.value for n in pair)
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend(node.value)
+    for _ in range(data.draw(st.integers(1, 3), label="tagged nodes")):
+        node = data.draw(st.sampled_from(nodes), label="node")
+        node.tag = data.draw(st.sampled_from(NODE_TAGS), label="node tag")
+    out = yaml.serialize_all(roots, Dumper=yaml.SafeDumper, width=10_000, allow_unicode=True)
+    return out.encode("utf-8", "surrogatepass")
+
+
+__all__ = ["SAMPLES", "YAML_TAGGED", "NODE_TAGS", "HOSTILE_CHARS", "confuse", "hostile_names",
+           "with_surrogate", "to_json", "with_yaml_tag", "with_node_tag"]

@@ -16,7 +16,14 @@ import json
 
 import pytest
 from cli_harness import CASES, assert_ok, run_inproc
-from fuzz_hostile import confuse, hostile_names, to_json, with_surrogate, with_yaml_tag
+from fuzz_hostile import (
+    confuse,
+    hostile_names,
+    to_json,
+    with_node_tag,
+    with_surrogate,
+    with_yaml_tag,
+)
 from fuzz_mutate import serialize
 from fuzz_seeds import inventory_docs, scenarios
 from hypothesis import given
@@ -51,9 +58,9 @@ def test_fuzz_hostile(data):
     before = copy.deepcopy(docs)
     notes.append(confuse(docs, data))
     changed = [i for i, (a, b) in enumerate(zip(before, docs, strict=False)) if a != b]
-    shape = data.draw(st.sampled_from(["yaml", "json", "tagged"]), label="shape")
+    shape = data.draw(st.sampled_from(["yaml", "json", "tagged", "node-tag"]), label="shape")
     stdin = serialize(docs, "yaml") if shape == "yaml" else to_json(docs) if shape == "json" \
-        else with_yaml_tag(docs, data)
+        else with_yaml_tag(docs, data) if shape == "tagged" else with_node_tag(docs, data)
     command, formats = data.draw(st.sampled_from(COMMANDS), label="command")
     fmt = data.draw(st.sampled_from(formats), label="format")
     run = run_inproc([command, "-", "-o", fmt], stdin=stdin, time_limit=60)
@@ -62,7 +69,7 @@ def test_fuzz_hostile(data):
         assert_ok(run, fmt)
     except AssertionError as exc:
         raise AssertionError(f"[{shape}] {'; '.join(notes)}\n{exc}") from None
-    if command == "validate" and fmt == "json" and shape != "tagged" and changed:
+    if command == "validate" and fmt == "json" and shape in ("yaml", "json") and changed:
         _check_type_finding(run, before[changed[0]], docs[changed[0]], notes[-1])
 
 

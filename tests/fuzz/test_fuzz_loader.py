@@ -89,3 +89,34 @@ def test_validate_mutated_bytes(data, fmt):
     CASES["validate (bytes)"] += 1
     run = run_inproc(["validate", "-", "-o", fmt], stdin=data, time_limit=20)
     assert_ok(run, fmt)
+
+
+@budget(150)
+@given(data=st.data(), streaming=st.booleans())
+def test_any_tag_on_any_node_is_a_finding(data, streaming):
+    """A tag from NODE_TAGS on any node of a real manifest: parse_source never raises, and a
+    collection tag on a node of the other kind is a DRA0001 finding at that node, on both
+    reading paths (composed and event stream)."""
+    from fuzz_hostile import with_node_tag
+
+    from dractl.load import parse
+
+    CASES["loader (node tags)"] += 1
+    docs = list(yaml.safe_load_all(data.draw(st.sampled_from(seeds()))))
+    text = with_node_tag([d for d in docs if d is not None], data)
+    saved = parse.STREAM_FROM_BYTES
+    parse.STREAM_FROM_BYTES = 0 if streaming else saved
+    try:
+        parsed = parse_source("x.yaml", text, Limits())
+    finally:
+        parse.STREAM_FROM_BYTES = saved
+    mismatched = [m for m in _MISMATCH.finditer(text.decode("utf-8", "surrogatepass"))]
+    for f in parsed.findings:
+        assert f.line >= 1 and f.column >= 1
+    if mismatched:
+        assert any(f.code == "DRA0001" for f in parsed.findings), text[:2000]
+
+
+# `!!seq {`, `!!map [`, `!!seq 'x'`-like text that PyYAML's serializer writes for a mismatched tag.
+_MISMATCH = __import__("re").compile(
+    r"!!(?:seq|omap|pairs) (?:\{|[^\s\[\-{])|!!(?:map|set) (?:\[|[^\s{\[?])")

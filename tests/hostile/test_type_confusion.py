@@ -135,3 +135,70 @@ def test_sweep_covers_every_kind_and_type():
             "DeviceTaintRule", "Workload", "PodGroup", "Namespace"} <= kinds
     assert sum(len(c) for c in CASES.values()) > 5_000
     assert set(SAMPLES) == {"object", "array", "boolean", "string", "number", "integer"}
+
+
+# A collection tag on the wrong kind of node at every field path: a mapping tagged !!seq, a
+# sequence tagged !!map (verbatim too), a scalar tagged !!map or !!seq. Each is a DRA0001
+# finding at its line and column; the other documents of the run are read as usual.
+_MISMATCHED = {"object": ("tag:yaml.org,2002:seq", "sequence node, but found mapping"),
+               "array": ("tag:yaml.org,2002:map", "mapping node, but found sequence")}
+_ON_SCALAR = [("tag:yaml.org,2002:map", "mapping node, but found scalar"),
+              ("tag:yaml.org,2002:seq", "sequence node, but found scalar")]
+
+
+def _tagged_line(doc: dict, path: tuple, tag: str) -> str:
+    """`doc` as one line of flow YAML, the node at `path` carrying `tag`."""
+    dumper = yaml.SafeDumper(None, default_flow_style=True)
+    root = node = dumper.represent_data(doc)
+    for elem in path:
+        if isinstance(elem, int):
+            node = node.value[elem]
+        else:
+            node = next(v for k, v in node.value if k.value == str(elem))
+    node.tag = tag
+    return yaml.serialize(root, Dumper=yaml.SafeDumper, width=10**9).strip()
+
+
+def _tag_cases(api_version: str, kind: str) -> list[tuple[str, tuple, str]]:
+    seeds = _seeds()
+    seed = _seed(api_version, kind, seeds)
+    out, n = [], 0
+    for field in field_paths():
+        if (field.api_version, field.kind) != (api_version, kind):
+            continue
+        path = field.concrete()
+        json_type = next((t for t in field.types if t in _MISMATCHED), None)
+        value = SAMPLES[json_type] if json_type else "x"
+        tag, problem = _MISMATCHED[json_type] if json_type else _ON_SCALAR[n % 2]
+        n += 1
+        out.append((_tagged_line(put(seed, path, value), path, tag), path, problem))
+    return out
+
+
+TAG_KINDS = [("resource.k8s.io/v1", "ResourceClaim"), ("resource.k8s.io/v1", "ResourceSlice"),
+             ("resource.k8s.io/v1", "DeviceClass"), ("v1", "Pod"), ("v1", "Node")]
+
+
+@pytest.mark.parametrize("api_version,kind", TAG_KINDS, ids=[k for _, k in TAG_KINDS])
+def test_mismatched_collection_tag_at_every_path(api_version, kind, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cases = _tag_cases(api_version, kind)
+    good = json.dumps(_seed(api_version, kind, _seeds()))
+    lines = []
+    for text, _, _ in cases:
+        lines += ["---", text, "---", good]  # tagged document on line 4i+2, a good one after it
+    run = run_inproc(["validate", "-", "-o", "json"], stdin=("\n".join(lines) + "\n").encode(),
+                     time_limit=300)
+    assert_ok(run, "json")
+    report = json.loads(run.out)
+    by_line = defaultdict(list)
+    for f in report["findings"]:
+        by_line[f["line"]].append(f)
+    missing = []
+    for i, (_, path, problem) in enumerate(cases):
+        got = [f for f in by_line.get(4 * i + 2, []) if f["code"] == "DRA0001"]
+        if not any(problem in f["message"] and f["column"] > 1 for f in got):
+            missing.append(f"{render_path(path)}: {[f['message'] for f in got]}")
+        assert not any(f["code"] == "DRA0001" for f in by_line.get(4 * i + 4, [])), "good doc hurt"
+    assert not missing, f"{len(missing)} mismatched tags without a finding, e.g. {missing[:5]}"
+    assert report["summary"]["documents"] == 2 * len(cases)
