@@ -22,8 +22,7 @@ def dry_run_options(s: common.Settings, *, node: str | None, node_order: NodeOrd
                     timeout: float, simulate_controllers: bool = True, lenient_env: bool = False):
     from dractl.pipeline import DryRunOptions
 
-    if timeout <= 0:
-        raise common.UsageError("--timeout must be positive")
+    timeout = common.checked_seconds("--timeout", timeout)
     return DryRunOptions(inventory=tuple(s.inventory), node=node,
                          node_order=node_order.value if node_order else "first", timeout=timeout,
                          simulate_controllers=simulate_controllers, lenient_env=lenient_env)

@@ -320,7 +320,13 @@ def parse_size(text: str) -> int:
         raise UsageError(f"--max-file-size: cannot read {text!r} (use e.g. 64Mi)") from None
     if value <= 0:
         raise UsageError("--max-file-size must be positive")
+    if value >= MAX_FILE_SIZE_LIMIT:  # a read of that many bytes cannot even be asked for
+        raise UsageError(f"--max-file-size {text}: more than the largest read this platform "
+                         f"allows ({MAX_FILE_SIZE_LIMIT - 1} bytes)")
     return value
+
+
+MAX_FILE_SIZE_LIMIT = sys.maxsize
 
 
 # Set by dractl.cli.argv from `--kube-version 1.36,1.37,1.38` (the upgrade check); never typed.
@@ -417,13 +423,28 @@ DEADLINE_OPTION = typer.Option(
          "pod on each node, this bounds everything.")
 
 
+def checked_seconds(option: str, seconds: float) -> float:
+    """A number of seconds given on the command line: finite, positive and within what the
+    platform's timers take (threading.TIMEOUT_MAX; beyond it a timer thread dies with an
+    OverflowError and the limit silently never fires)."""
+    import math
+    import threading
+
+    if math.isnan(seconds) or math.isinf(seconds):
+        raise UsageError(f"{option} {seconds:g}: not a finite number of seconds")
+    if seconds <= 0:
+        raise UsageError(f"{option} must be positive")
+    if seconds > threading.TIMEOUT_MAX:
+        raise UsageError(f"{option} {seconds:g}: more than the longest wait this platform allows "
+                         f"({threading.TIMEOUT_MAX:.0f} seconds)")
+    return seconds
+
+
 def deadline_scope(seconds: float):
     """The whole-run deadline (dractl.deadline) for one command."""
     from dractl.deadline import Deadline
 
-    if not seconds > 0:
-        raise UsageError("--deadline must be positive")
-    return Deadline(seconds)
+    return Deadline(checked_seconds("--deadline", seconds))
 STRICT_INVENTORY_OPTION = typer.Option(
     False, "--strict-inventory",
     help="Report errors on inventory objects (-i, or objects with a status) as errors; by "
