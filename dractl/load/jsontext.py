@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dractl.load.scan import json_string_end
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Cheap test on the raw text: without such an escape there is no lone surrogate to look for.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
-_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.S)
+# Where a string or a non-finite constant may start (scanned, not matched: see load/scan.py).
+_STRING_OR_CONSTANT = re.compile(r'["NI]')
 
 
 class NonFiniteNumber(ValueError):
@@ -28,10 +31,21 @@ def refuse_constant(name: str):
 
 def non_finite_position(text: str) -> tuple[int, int, str]:
     """(line, column, token) of the first NaN/Infinity outside a string."""
-    for m in _NON_FINITE.finditer(text):
-        if m.group(1):
-            return _line_column(text, m.start(1)) + (m.group(1),)
-    return 1, 1, "NaN"
+    pos = 0
+    while True:
+        m = _STRING_OR_CONSTANT.search(text, pos)
+        if m is None:
+            return 1, 1, "NaN"
+        at = m.start()
+        if text[at] == '"':
+            pos = json_string_end(text, at + 1)
+            continue
+        for token in ("NaN", "Infinity"):
+            if text.startswith(token, at):
+                if token == "Infinity" and at and text[at - 1] == "-":
+                    at, token = at - 1, "-Infinity"
+                return _line_column(text, at) + (token,)
+        pos = at + 1
 
 
 @dataclass

@@ -21,6 +21,7 @@ from dractl.load.jsontext import (
 )
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.positions import PositionIndex, split_lines
+from dractl.load.scan import line_dq_body_end
 from dractl.load.yamlsafe import ManifestLoader
 from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_document, skip_document
 
@@ -115,19 +116,71 @@ def _nesting_bound(text: str) -> int:
     return text.count("[") + text.count("{") + longest
 
 
-_FLOW_TOKENS = re.compile(r"""[\[\]{}]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|#[^\n]*""")
+# The characters that start a token of the flow-depth scan: a bracket, a quoted scalar (which
+# hides the brackets in it), a comment.
+_FLOW_START = re.compile(r"""[\[\]{}"'#]""")
+_FLOW_START_NO_DQ = re.compile(r"""[\[\]{}'#]""")
+_SQ_STOP = re.compile(r"['\n]")
 
 
 def _flow_depth(text: str) -> int:
-    depth = deepest = 0
-    for m in _FLOW_TOKENS.finditer(text):
-        c = m.group()
+    """The deepest nesting of flow brackets outside quoted scalars and comments. Tokens, left
+    to right: a bracket; `"..."` on one line (backslash escapes); `'...'` on one line (`''`
+    inside); `#` to the end of the line. A quote that does not close on its line is no token.
+    One pass, linear in the text (dractl/load/scan.py says why no backtracking expression)."""
+    depth = deepest = pos = 0
+    no_dq_until = -1   # a `"` before this offset cannot start a string (see _after_dq)
+    n = len(text)
+    while pos < n:
+        m = (_FLOW_START_NO_DQ.search(text, pos, no_dq_until) if pos < no_dq_until else None) \
+            or _FLOW_START.search(text, max(pos, no_dq_until))
+        if m is None:
+            break
+        at = m.start()
+        c = text[at]
         if c in "[{":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > deepest:
+                deepest = depth
+            pos = at + 1
         elif c in "]}":
             depth = max(0, depth - 1)
+            pos = at + 1
+        elif c == "#":
+            end = text.find("\n", at)
+            pos = n if end < 0 else end
+        elif c == "'":
+            pos = _after_sq(text, at)
+        else:
+            pos, no_dq_until = _after_dq(text, at, no_dq_until)
     return deepest
+
+
+def _after_sq(text: str, at: int) -> int:
+    """Where the scan goes on after a `'` at `at`: past the string, or past the quote alone
+    when it does not close on its line. Inside, `''` is a quote; at the line's end the last such
+    pair closes the string (what the backtracking expression this replaces matched)."""
+    pos, last_pair = at + 1, -1
+    while True:
+        m = _SQ_STOP.search(text, pos)
+        if m is None or text[m.start()] == "\n":
+            return last_pair + 1 if last_pair >= 0 else at + 1
+        q = m.start()
+        if text.startswith("''", q):
+            last_pair, pos = q, q + 2
+        else:
+            return q + 1
+
+
+def _after_dq(text: str, at: int, no_dq_until: int) -> tuple[int, int]:
+    """(where the scan goes on, the new no_dq_until) after a `"` at `at`. When the string does
+    not close on its line, no `"` before the point where it failed can start one either: each
+    such quote is escaped in this string, so a string starting there reads the same characters
+    and fails at the same point. They are skipped, which keeps the scan linear."""
+    end = line_dq_body_end(text, at + 1)
+    if end < len(text) and text[end] == '"':
+        return end + 1, no_dq_until
+    return at + 1, max(no_dq_until, end)
 
 
 def _max_indent(text: str) -> int:
