@@ -3,9 +3,10 @@
 `--timeout` bounds one pod on one node, as kube-scheduler's filterTimeout does; it does not bound
 a run of a thousand pods on a thousand nodes, nor a CEL expression that the API server's cost
 check accepts but that costs 65 ms per device. The deadline does: when it passes, the main thread
-is interrupted exactly like Ctrl-C interrupts it (a real SIGINT, so a main thread blocked waiting
-for worker processes wakes up too), and the command reports the deadline instead of an
-interruption. Everything that already ends cleanly on Ctrl-C (workers, temporary files, partial
+is interrupted exactly like Ctrl-C interrupts it (a real SIGINT, sent to the main thread, so a main
+thread blocked in a system call or waiting for worker processes wakes up too), and the command
+reports the deadline instead of an interruption; a main thread that cannot unwind (inside one
+long C call) is ended after a grace period with the same message. Everything that already ends cleanly on Ctrl-C (workers, temporary files, partial
 output) ends cleanly on the deadline. dractl's own option: upstream has no such limit.
 
 Stages that loop for long may also call `check()` to stop at a point of their choosing.
@@ -77,13 +78,37 @@ class Deadline:
             return
         self.expired = True
         _expired_after = self.seconds
-        if threading.main_thread().is_alive():
-            os.kill(os.getpid(), signal.SIGINT)
+        main = threading.main_thread()
+        if not main.is_alive():
+            return
+        # To the main thread itself: a signal sent to the process may be delivered to this
+        # timer thread, and a main thread blocked in a system call (openat on a FIFO, a read)
+        # would never see it. Delivered to the main thread, the call fails with EINTR, Python
+        # runs the SIGINT handler and the KeyboardInterrupt unwinds the run.
+        signal.pthread_kill(main.ident, signal.SIGINT)
+        # A main thread busy inside one long C call runs the handler only when the call
+        # returns. If it has not unwound after HARD_STOP_GRACE seconds, the run ends here, with
+        # the same message and status (worker processes die with their parent: PDEATHSIG).
+        time.sleep(HARD_STOP_GRACE)
+        if self._active and main.is_alive():
+            _hard_stop(self.seconds)
 
     def remaining(self) -> float:
         if self._end is None:
             return float("inf")
         return max(0.0, self._end - time.monotonic())
+
+
+# Seconds the main thread has to unwind after the deadline's SIGINT before the process ends.
+HARD_STOP_GRACE = 10.0
+
+
+def _hard_stop(seconds: float | None) -> None:
+    message = f"dractl: stopped: the run took longer than --deadline {seconds or 0:g} seconds\n"
+    try:
+        os.write(2, message.encode())
+    finally:
+        os._exit(2)
 
 
 _current: Deadline | None = None

@@ -1,8 +1,9 @@
 """Turn command-line paths into (display name, bytes) sources, safely.
 
 Directories are walked recursively in sorted order; symlinked directories are followed once
-(loops are detected by device and inode). Special files are never opened, so a FIFO cannot
-block and /dev/zero cannot fill memory. Every problem becomes a LoadProblem, never an exception.
+(loops are detected by device and inode). Special files are never read, so a FIFO cannot
+block and /dev/zero cannot fill memory: a file is opened without blocking and read only when the
+descriptor's fstat says it is a regular file (read_regular). Every problem becomes a LoadProblem, never an exception.
 """
 
 from __future__ import annotations
@@ -115,13 +116,53 @@ def _walk(root: str, limits: Limits, seen_dirs: set, seen_files: set) -> Iterato
         stack.extend(reversed(subdirs))
 
 
+class NotRegularFile(Exception):
+    """What was opened is not a regular file (it was swapped after the directory was read)."""
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+
+
+class FileTooLarge(Exception):
+    def __init__(self, size: int):
+        super().__init__(size)
+        self.size = size
+
+
+def read_regular(path: str, max_bytes: int) -> bytes:
+    """Up to max_bytes + 1 bytes of the regular file at `path`. The file is opened without
+    blocking (O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer) and
+    the descriptor is examined with fstat: what was opened decides, not what a stat of the name
+    saw a moment earlier, so a file swapped for a FIFO, a socket or a device is never read.
+    Raises OSError, NotRegularFile or FileTooLarge."""
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(_kind_of(st))
+        if st.st_size > max_bytes:
+            raise FileTooLarge(st.st_size)
+        return fh.read(max_bytes + 1)
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
 def _read_file(path: str, st: os.stat_result, limits: Limits, explicit: bool) -> Source | LoadProblem:
     if st.st_size > limits.max_file_bytes:
         return LoadProblem(path, "DRA0009", f"file is {st.st_size} bytes, over the limit of "
                            f"{limits.max_file_bytes} bytes (--max-file-size); not read")
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(limits.max_file_bytes + 1)
+        data = read_regular(path, limits.max_file_bytes)
+    except NotRegularFile as exc:  # what a stat of it now would say
+        if explicit:
+            return LoadProblem(path, "DRA0013", f"not a regular file or directory ({exc.kind})",
+                               usage=True)
+        return LoadProblem(path, "DRA0013", f"not a regular file ({exc.kind}); skipped")
+    except FileTooLarge as exc:
+        return LoadProblem(path, "DRA0009", f"file is {exc.size} bytes, over the limit of "
+                           f"{limits.max_file_bytes} bytes (--max-file-size); not read")
     except OSError as exc:
         return LoadProblem(path, "DRA0012", _os_message(exc), usage=explicit)
     if len(data) > limits.max_file_bytes:  # grew while we looked

@@ -67,7 +67,10 @@ def write(text: str) -> str | None:
     if not path:
         return None
     try:
-        with open(path, "a", encoding="utf-8") as fh:
+        # O_NONBLOCK: a FIFO without a reader is an error (ENXIO) at once, never a hang.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0),
+                     0o666)
+        with os.fdopen(fd, "a", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
         return f"${ENV} ({path}): {(exc.strerror or str(exc)).lower()}; no job summary written"

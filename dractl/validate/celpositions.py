@@ -15,10 +15,12 @@ from dractl.load.document import Document
 
 @lru_cache(maxsize=64)
 def _lines(path: str) -> tuple[str, ...]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return tuple(handle.read().splitlines())
-    except (OSError, UnicodeDecodeError, ValueError):
+    from dractl.load.limits import DEFAULT_LIMITS
+    from dractl.load.reader import FileTooLarge, NotRegularFile, read_regular
+
+    try:  # read again: never blocking on what the file may have been swapped for since
+        return tuple(read_regular(path, DEFAULT_LIMITS.max_file_bytes).decode("utf-8").splitlines())
+    except (OSError, UnicodeDecodeError, ValueError, NotRegularFile, FileTooLarge):
         return ()
 
 
