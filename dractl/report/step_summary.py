@@ -6,6 +6,7 @@ and 10 warnings per step are shown inline); the summary always has all of them."
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 
 from dractl.findings import ERROR, INFO, WARNING, Finding
@@ -17,7 +18,24 @@ MAX_ROWS = 1000  # GitHub accepts up to 1 MiB of summary per step
 
 
 def _cell(text: str) -> str:
-    return safe_line(text).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    """A table cell that shows `text` as it is, whatever it holds. The runner renders the
+    summary as GitHub-flavoured Markdown with HTML: `<!--` would hide every later row, `<img>`
+    would be fetched by every viewer, `[t](url)` and bare URLs would be links, `@name` a mention.
+    A code span is read literally by all of them (no Markdown, no HTML, no autolinks; GitHub's
+    mention, emoji and reference filters skip code). Its fence is longer than any run of
+    backticks inside; `|` is written `\\|`, which the table extension reads inside code spans
+    too (GFM spec, tables: "include a pipe in a cell's content by escaping it")."""
+    shown = safe_line(text)
+    if not shown:
+        return ""
+    longest = max((len(run) for run in _BACKTICKS.findall(shown)), default=0)
+    fence = "`" * (longest + 1)
+    # One space inside each fence, which CommonMark strips again: a cell starting or ending with
+    # a backtick stays apart from the fence.
+    return f"{fence} {shown.replace('|', chr(92) + '|')} {fence}"
+
+
+_BACKTICKS = re.compile("`+")
 
 
 def _where(f: Finding) -> str:

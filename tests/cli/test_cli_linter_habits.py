@@ -160,7 +160,7 @@ def test_github_step_summary(bad, tmp_path):
                  env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert result.code == 1 and result.out.startswith("::error ")
     text = summary.read_text()
-    assert text.startswith("### dractl validate\n") and "| bad.yaml:7:7 | DRA1002 | error |" in text
+    assert text.startswith("### dractl validate\n") and "| ` bad.yaml:7:7 ` | DRA1002 | error |" in text
     plan = tmp_path / "plan.md"
     run("allocate", "-i", "builtin:example-gpu", "examples/nine-gpus.yaml", "-o", "github", cwd=REPO,
         env={"GITHUB_STEP_SUMMARY": str(plan)})
