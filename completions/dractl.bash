@@ -47,7 +47,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --min-compatibility-version --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --min-compatibility-version --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --config-allow-outside --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -77,7 +77,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --min-compatibility-version --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --min-compatibility-version --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --config-allow-outside --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -105,7 +105,7 @@ _dractl_candidates() {
                 --deadline) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --lenient --metadata --metadata-versions --node --timeout --kube-version --feature-gates --min-compatibility-version --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --golden-allow-outside --update -q --quiet --exclude -j --jobs --config --no-config --max-file-size --no-color --color --deadline -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --lenient --metadata --metadata-versions --node --timeout --kube-version --feature-gates --min-compatibility-version --ignore --select --skip-kinds --reject-kinds --exit-zero --force-exclude --golden --golden-allow-outside --update -q --quiet --exclude -j --jobs --config --no-config --config-allow-outside --max-file-size --no-color --color --deadline -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -145,7 +145,7 @@ _dractl_candidates() {
                 --max-file-size) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --golden-allow-outside --deadline --update --kube-version --feature-gates --min-compatibility-version --extension --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --golden-allow-outside --deadline --update --kube-version --feature-gates --min-compatibility-version --extension --ignore --config --no-config --config-allow-outside --max-file-size --no-color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi

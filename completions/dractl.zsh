@@ -306,8 +306,9 @@ _dractl() {
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
-            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
+            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above (up to the repository root; files owned by other users are ignored).]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
+            '--config-allow-outside[Allow paths in .dractl.yaml (inventory:, exclude/perPathIgnore globs with ..) outside the config'\''s directory (refused by default, like --golden FILE outside the tree: a config from a pull request must not read other files of the machine).]' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \
             '--update[With --golden: write FILE instead.]' \
             '--golden-allow-outside[Allow a --golden FILE outside the working directory'\''s tree (refused by default, as is a FILE that is a symlink: a golden file from a pull request must not make dractl print /proc/self/environ or any other file of the machine).]' \
@@ -348,8 +349,9 @@ _dractl() {
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
-            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
+            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above (up to the repository root; files owned by other users are ignored).]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
+            '--config-allow-outside[Allow paths in .dractl.yaml (inventory:, exclude/perPathIgnore globs with ..) outside the config'\''s directory (refused by default, like --golden FILE outside the tree: a config from a pull request must not read other files of the machine).]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
             '--no-color[Never colour the output (= --color never).]' \
             '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
@@ -381,8 +383,9 @@ _dractl() {
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
-            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
+            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above (up to the repository root; files owned by other users are ignored).]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
+            '--config-allow-outside[Allow paths in .dractl.yaml (inventory:, exclude/perPathIgnore globs with ..) outside the config'\''s directory (refused by default, like --golden FILE outside the tree: a config from a pull request must not read other files of the machine).]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
             '--no-color[Never colour the output (= --color never).]' \
             '--color[Colour text output: auto (on terminals, unless NO_COLOR is set; FORCE_COLOR forces it), always or never.]:color:(auto always never)' \
@@ -420,8 +423,9 @@ _dractl() {
             '--min-compatibility-version[Like the components'\'' flag: the oldest control-plane release to stay compatible with (default: the release'\''s previous minor).]:min-compatibility-version: ' \
             '*--extension[Switch on one of dractl'\''s own extensions (repeatable; not Kubernetes features): podgroup-constraints (device constraints across a PodGroup'\''s pods, the KEP-5729 review'\''s alternative).]:extension: ' \
             '*--ignore[Drop findings with these codes or prefixes (comma-separated, repeatable, e.g. DRA2003,DRA6; adds to the config file'\''s ignore list).]:code:_dractl_codes' \
-            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
+            '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above (up to the repository root; files owned by other users are ignored).]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
+            '--config-allow-outside[Allow paths in .dractl.yaml (inventory:, exclude/perPathIgnore globs with ..) outside the config'\''s directory (refused by default, like --golden FILE outside the tree: a config from a pull request must not read other files of the machine).]' \
             '--max-file-size[Skip (with an error) files larger than this.]:max-file-size: ' \
             '--no-color[Never colour the output (= --color never).]' \
             '(-q --quiet)'{-q,--quiet}'[Print only errors and the result.]' \

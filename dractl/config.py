@@ -85,8 +85,13 @@ def display_path(path: str) -> str:
     return absolute if rel.startswith(".." + os.sep + "..") else rel
 
 
-def find_config(start: str | None = None) -> str | None:
-    """The nearest config file in `start` (default: the working directory) or above it."""
+def find_config(start: str | None = None, warnings: list[str] | None = None) -> str | None:
+    """The nearest config file in `start` (default: the working directory) or above it, up to
+    the repository root: the directory holding `.git` is the last one looked at, so a file in a
+    shared parent (/tmp, a runner's workspace) never configures a checkout. A file owned by
+    neither the current user nor root is skipped with a warning, as git refuses a repository
+    owned by someone else (safe.directory, CVE-2022-24765): another user's `exclude: ["**"]`
+    must not turn a failing check into a pass."""
     try:
         directory = os.path.abspath(start or os.getcwd())
     except OSError:  # the working directory was removed
@@ -94,26 +99,47 @@ def find_config(start: str | None = None) -> str | None:
     while True:
         for name in CONFIG_NAMES:
             candidate = os.path.join(directory, name)
-            if os.path.isfile(candidate):
+            if not os.path.isfile(candidate):
+                continue
+            stranger = _stranger(candidate)
+            if stranger is None:
                 return candidate
+            if warnings is not None:
+                warnings.append(stranger)
         parent = os.path.dirname(directory)
-        if parent == directory:
+        if parent == directory or os.path.lexists(os.path.join(directory, ".git")):
             return None
         directory = parent
 
 
-def discover(explicit: str | None = None, disabled: bool = False) -> Config:
+def _stranger(path: str) -> str | None:
+    """Why `path` is not to be trusted (owned by someone else), or None."""
+    try:
+        owner = os.stat(path).st_uid
+    except OSError:
+        return None  # load_config reports what cannot be read
+    me = os.geteuid() if hasattr(os, "geteuid") else owner
+    if owner in (me, 0):
+        return None
+    return (f"ignoring {display_path(path)}: owned by uid {owner}, not by you (uid {me}) or "
+            "root; give it with --config FILE to use it anyway")
+
+
+def discover(explicit: str | None = None, disabled: bool = False,
+             allow_outside: bool = False, warnings: list[str] | None = None) -> Config:
+    """The config of this run: none (--no-config), FILE (--config, trusted: the user named it)
+    or the nearest one found (find_config). `warnings` collects the files skipped."""
     if disabled:
         return Config()
     if explicit:
         if not os.path.exists(explicit):
             raise ConfigError(f"--config {explicit}: no such file")
-        return load_config(explicit)
-    found = find_config()
-    return load_config(found) if found else Config()
+        return load_config(explicit, allow_outside)
+    found = find_config(warnings=warnings)
+    return load_config(found, allow_outside) if found else Config()
 
 
-def load_config(path: str) -> Config:
+def load_config(path: str, allow_outside: bool = False) -> Config:
     shown = display_path(path)
     try:
         # Never open a FIFO (it blocks until a writer comes) or a device (endless or hostile):
@@ -147,10 +173,10 @@ def load_config(path: str) -> Config:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{shown}: expected a mapping of settings, found {_type_name(data)}")
-    return _parse(data, path, shown)
+    return _parse(data, path, shown, allow_outside)
 
 
-def _parse(data: dict, path: str, shown: str) -> Config:
+def _parse(data: dict, path: str, shown: str, allow_outside: bool = False) -> Config:
     def fail(key: str, message: str) -> ConfigError:
         return ConfigError(f"{shown}: {key}: {message}")
 
@@ -174,13 +200,17 @@ def _parse(data: dict, path: str, shown: str) -> Config:
         return tuple(value)
 
     inventory = strings("inventory")
+    root = os.path.dirname(os.path.abspath(path))
+    if not allow_outside:
+        for entry in inventory:
+            _inside_tree(root, entry, lambda m: fail("inventory", m))
     ignore = strings("ignore")
     for code in ignore:
         if not _CODE.match(code):
             raise fail("ignore", f"{code!r} is not a finding code (see `dractl codes`)")
     exclude = strings("exclude")
     for pattern in exclude:
-        _check_glob(pattern, lambda m: fail("exclude", m))
+        _check_glob(pattern, lambda m: fail("exclude", m), allow_outside)
 
     extensions = strings("extensions")
     for name in extensions:
@@ -192,8 +222,8 @@ def _parse(data: dict, path: str, shown: str) -> Config:
     strict = data.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise fail("strict", f"expected true or false, found {_type_name(strict)}")
-    per_path = _per_path_ignore(data.get("perPathIgnore"), fail)
-    return Config(path=path, root=os.path.dirname(os.path.abspath(path)), kube_version=kube_version,
+    per_path = _per_path_ignore(data.get("perPathIgnore"), fail, allow_outside)
+    return Config(path=path, root=root, kube_version=kube_version,
                   feature_gates=tuple(gates), inventory=inventory, ignore=ignore, strict=strict,
                   exclude=exclude, per_path_ignore=tuple(per_path), extensions=extensions)
 
@@ -234,7 +264,7 @@ def _feature_gates(raw_gates, fail) -> list[tuple[str, bool]]:
     return gates
 
 
-def _per_path_ignore(raw_per_path, fail) -> list[tuple[str, tuple[str, ...]]]:
+def _per_path_ignore(raw_per_path, fail, allow_outside: bool = False) -> list[tuple[str, tuple[str, ...]]]:
     per_path: list[tuple[str, tuple[str, ...]]] = []
     if raw_per_path is None:
         return per_path
@@ -243,7 +273,7 @@ def _per_path_ignore(raw_per_path, fail) -> list[tuple[str, tuple[str, ...]]]:
     for pattern, codes in raw_per_path.items():
         if not isinstance(pattern, str) or not pattern:
             raise fail("perPathIgnore", f"{pattern!r} is not a glob")
-        _check_glob(pattern, lambda m: fail("perPathIgnore", m))
+        _check_glob(pattern, lambda m: fail("perPathIgnore", m), allow_outside)
         if isinstance(codes, str):
             codes = [codes]
         if not isinstance(codes, list) or not codes or not all(
@@ -253,9 +283,25 @@ def _per_path_ignore(raw_per_path, fail) -> list[tuple[str, tuple[str, ...]]]:
     return per_path
 
 
-def _check_glob(pattern: str, fail) -> None:
+def _check_glob(pattern: str, fail, allow_outside: bool = False) -> None:
     if "\x00" in pattern or len(pattern) > 1000:
         raise fail(f"{pattern[:40]!r} is not a usable glob")
+    if not allow_outside and ".." in pattern.replace("\\", "/").split("/"):
+        raise fail(f"{pattern!r} reaches outside the config's directory (..); refused (give "
+                   "--config-allow-outside to allow it)")
+
+
+def _inside_tree(root: str, entry: str, fail) -> None:
+    """An `inventory:` path must resolve (symlinks followed) inside the config's directory, as
+    `--golden FILE` must inside the working directory: a config from a pull request must not
+    make dractl read /proc/self/environ, /etc/passwd or the whole disk (`inventory: [/]`)."""
+    if entry.startswith("builtin:"):
+        return
+    here = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(root, entry))
+    if os.path.commonpath([here, target]) != here:
+        raise fail(f"{entry!r} resolves outside the config's directory ({target}); refused "
+                   "(give --config-allow-outside to allow it)")
 
 
 def _did_you_mean(key: str) -> str | None:

@@ -73,6 +73,7 @@ def allocate(
     jobs: Optional[int] = common.JOBS_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
     no_config: bool = common.NO_CONFIG_OPTION,
+    config_allow_outside: bool = common.CONFIG_ALLOW_OUTSIDE_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
     color: common.ColorMode = common.COLOR_OPTION,
@@ -90,7 +91,8 @@ def allocate(
         raise common.UsageError("--update needs --golden FILE")
 
     def settings(version):
-        return common.settings(config_path=config, no_config=no_config, kube_version=version,
+        return common.settings(config_path=config, no_config=no_config,
+                        config_allow_outside=config_allow_outside, kube_version=version,
                                feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                                exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
                                jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,

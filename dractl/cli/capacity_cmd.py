@@ -50,6 +50,7 @@ def capacity(
     ignore: Optional[List[str]] = common.IGNORE_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
     no_config: bool = common.NO_CONFIG_OPTION,
+    config_allow_outside: bool = common.CONFIG_ALLOW_OUTSIDE_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
     quiet: bool = common.QUIET_OPTION,
@@ -71,7 +72,8 @@ def capacity(
     for name, value in (("--max", max_replicas), ("--add-nodes", add_nodes), ("--need", need)):
         if value is not None and value < 0:
             raise common.UsageError(f"{name} must not be negative")
-    s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
+    s = common.settings(config_path=config, no_config=no_config,
+                        config_allow_outside=config_allow_outside, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         max_file_size=max_file_size,
                         extensions=extension, min_compat=min_compat)

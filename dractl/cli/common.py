@@ -151,18 +151,24 @@ class Settings:
                             progress=progress, kinds=self.kinds, strict_inventory=strict_inventory)
 
 
-def load_config(config_path: str | None, no_config: bool) -> "Config":
+def load_config(config_path: str | None, no_config: bool, allow_outside: bool = False) -> "Config":
+    from dractl.cli import streams
     from dractl.config import ConfigError, discover
 
     if config_path and no_config:
         raise UsageError("--config and --no-config exclude each other")
+    warnings: list[str] = []
     try:
-        return discover(config_path, no_config)
+        return discover(config_path, no_config, allow_outside, warnings)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        for warning in warnings:
+            streams.say(f"dractl: warning: {warning}")
 
 
 def settings(*, config_path: str | None = None, no_config: bool = False,
+             config_allow_outside: bool = False,
              kube_version: KubeVersion | None = None, feature_gates: str | None = None,
              ignore: list[str] | None = None, strict: bool | None = None,
              inventory: list[str] | None = None, exclude: list[str] | None = None,
@@ -173,7 +179,7 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
     from dractl.config import PathMatcher
     from dractl.load.limits import Limits
 
-    config = load_config(config_path, no_config)
+    config = load_config(config_path, no_config, config_allow_outside)
     gates = make_gates(kube_version, feature_gates, config, min_compat)
     gates = _with_extensions(gates, extensions, config)
     if jobs is not None and jobs < 0:
@@ -400,8 +406,14 @@ JOBS_OPTION = typer.Option(None, "--jobs", "-j", min=0, metavar="N",
                                 "files or more; the output is the same for every N).")
 CONFIG_OPTION = typer.Option(None, "--config", metavar="FILE",
                              help="Settings file to use instead of the nearest .dractl.yaml in the "
-                                  "working directory or above.")
+                                  "working directory or above (up to the repository root; files "
+                                  "owned by other users are ignored).")
 NO_CONFIG_OPTION = typer.Option(False, "--no-config", help="Ignore .dractl.yaml files.")
+CONFIG_ALLOW_OUTSIDE_OPTION = typer.Option(
+    False, "--config-allow-outside",
+    help="Allow paths in .dractl.yaml (inventory:, exclude/perPathIgnore globs with ..) outside "
+         "the config's directory (refused by default, like --golden FILE outside the tree: a "
+         "config from a pull request must not read other files of the machine).")
 EXCLUDE_OPTION = typer.Option(None, "--exclude", metavar="GLOB",
                               help="Skip files matching GLOB when walking directories (repeatable; "
                                    "adds to exclude in .dractl.yaml).")

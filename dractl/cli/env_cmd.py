@@ -54,6 +54,7 @@ def env(
     jobs: Optional[int] = common.JOBS_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
     no_config: bool = common.NO_CONFIG_OPTION,
+    config_allow_outside: bool = common.CONFIG_ALLOW_OUTSIDE_OPTION,
     max_file_size: str = common.MAX_FILE_SIZE_OPTION,
     no_color: bool = common.NO_COLOR_OPTION,
     color: common.ColorMode = common.COLOR_OPTION,
@@ -72,7 +73,8 @@ def env(
     common.no_upgrade_check(upgrade_releases, "env")
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
-    s = common.settings(config_path=config, no_config=no_config, kube_version=kube_version,
+    s = common.settings(config_path=config, no_config=no_config,
+                        config_allow_outside=config_allow_outside, kube_version=kube_version,
                         feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                         exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
                         jobs=jobs, select=select, skip_kinds=skip_kinds,

@@ -40,6 +40,7 @@ def validate(
     jobs: Optional[int] = common.JOBS_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
     no_config: bool = common.NO_CONFIG_OPTION,
+    config_allow_outside: bool = common.CONFIG_ALLOW_OUTSIDE_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
     update: bool = common.UPDATE_OPTION,
     golden_allow_outside: bool = common.GOLDEN_ALLOW_OUTSIDE_OPTION,
@@ -60,7 +61,8 @@ def validate(
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
     def settings(version):
-        return common.settings(config_path=config, no_config=no_config, kube_version=version,
+        return common.settings(config_path=config, no_config=no_config,
+                        config_allow_outside=config_allow_outside, kube_version=version,
                                feature_gates=feature_gates, min_compat=min_compat, ignore=ignore, strict=strict,
                                exclude=exclude,
                                force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
