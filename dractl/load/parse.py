@@ -22,7 +22,7 @@ from dractl.load.jsontext import (
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.load.positions import PositionIndex, split_lines
 from dractl.load.scan import line_dq_body_end
-from dractl.load.yamlsafe import ManifestLoader
+from dractl.load.yamlsafe import DUPLICATES_SHOWN, ManifestLoader
 from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_document, skip_document
 
 C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
@@ -336,9 +336,13 @@ def _parse_json(text: str, out: ParsedSource, limits: Limits) -> bool:
             "surrogate, which is not a Unicode character; the API server's JSON decoder reads it "
             "as U+FFFD (\\ufffd), and so does dractl", where.path, out.name, where.line,
             where.column))
-    for key in duplicates:
+    for key in duplicates[:DUPLICATES_SHOWN]:
         out.findings.append(Finding(ERROR, C_DUPLICATE, f'duplicate field "{key}"', file=out.name,
                                     line=1, column=1))
+    if len(duplicates) > DUPLICATES_SHOWN:
+        out.findings.append(Finding(ERROR, C_DUPLICATE, f"... and {len(duplicates) - DUPLICATES_SHOWN:,} "
+                                    f"more duplicate fields in this document (dractl shows the "
+                                    f"first {DUPLICATES_SHOWN})", file=out.name, line=1, column=1))
     if _deeper_than(value, limits.max_depth):  # JSON has no aliases: depth is all to check
         out.findings.append(Finding(ERROR, C_DEPTH, f"nesting is deeper than the limit of "
                                     f"{limits.max_depth} levels", file=out.name, line=1, column=1))
@@ -568,6 +572,12 @@ def _finish_document(out: ParsedSource, loader: ManifestLoader, before: int, val
             ERROR, C_DUPLICATE, f'duplicate field "{dup.key}" (first set on line '
             f'{dup.first_line + offset})', file=out.name, line=dup.line + offset,
             column=dup.column))
+    if loader.duplicates_more:
+        last = loader.duplicates[-1]
+        out.findings.append(Finding(
+            ERROR, C_DUPLICATE, f"... and {loader.duplicates_more:,} more duplicate fields in "
+            f"this document (dractl shows the first {DUPLICATES_SHOWN})", file=out.name,
+            line=last.line + offset, column=last.column))
     # The builder measured the depth; the walk over the value is needed only when an alias
     # made parts of it shared (expanded size, depth through the alias).
     if loader.deepest > limits.max_depth and not loader.alias_uses:

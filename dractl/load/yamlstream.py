@@ -24,7 +24,7 @@ from dractl.load.yamlsafe import (
     kind_mismatch,
 )
 
-STREAM_FROM_BYTES = 4 * 1024 * 1024
+STREAM_FROM_BYTES = 256 * 1024
 
 _SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
 _MAP_START, _SEQ_START = yaml.MappingStartEvent, yaml.SequenceStartEvent
@@ -61,6 +61,7 @@ def next_document(loader: ManifestLoader):
             break
     loader.alias_uses = 0
     loader.deepest = 0
+    loader.begin_document()
     anchors: dict = {}
     first = loader.peek_event()
     value = _build(loader, anchors)
@@ -153,8 +154,8 @@ def _add(loader: ManifestLoader, parent, value, event) -> None:
     key, mark = parent.key, parent.key_mark
     parent.key = None
     if key in parent.first_line:
-        loader.duplicates.append(DuplicateKey(key, mark.line + 1, mark.column + 1,
-                                              parent.first_line[key]))
+        loader.note_duplicate(DuplicateKey(key, mark.line + 1, mark.column + 1,
+                                           parent.first_line[key]))
     else:
         parent.first_line[key] = mark.line + 1
     parent.value[key] = value
