@@ -217,6 +217,15 @@ def _run_app(debug: bool) -> None:
         streams.say(streams.write_error_message(exc) if _is_output_error(exc) else
                     f"dractl: {(exc.strerror or str(exc)).lower()}")
         sys.exit(2)
+    except MemoryError:
+        # Resource exhaustion, not a bug: an I/O-class error (status 2). Memory exhausted on one
+        # file is reported on that file (DRA0012) and the run goes on; this is the rest (the
+        # dry run or a report over everything).
+        if debug:
+            raise
+        streams.say("dractl: out of memory: the inputs need more memory than this process may "
+                    "use (each file alone is checked within it; the whole run was not)")
+        sys.exit(2)
     except Exception as exc:  # noqa: BLE001 - last line of defence
         if debug:
             raise

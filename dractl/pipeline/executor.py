@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterable
 
 from dractl.api.versions import FeatureGates
-from dractl.findings import Finding
+from dractl.findings import ERROR, Finding
 from dractl.load.document import Document
 from dractl.load.limits import Limits
 from dractl.load.loader import load_items
@@ -72,6 +72,25 @@ class _ChunkResult:
     files: int
     documents_read: int
     skipped: dict = None             # kind -> documents of kinds that are not DRA's
+
+    @classmethod
+    def joined(cls, parts: list["_ChunkResult"]) -> "_ChunkResult":
+        """The results of consecutive files as one chunk's (document indexes shifted)."""
+        out = cls(findings=[], documents=[], invalid=[], invalid_codes=[], docs=[],
+                  usage_errors=[], io_errors=0, files=0, documents_read=0, skipped={})
+        for part in parts:
+            out.invalid.extend(i + len(out.documents) for i in part.invalid)
+            out.invalid_codes.extend(part.invalid_codes)
+            out.findings.extend(part.findings)
+            out.documents.extend(part.documents)
+            out.docs.extend(part.docs)
+            out.usage_errors.extend(part.usage_errors)
+            out.io_errors += part.io_errors
+            out.files += part.files
+            out.documents_read += part.documents_read
+            for kind, n in (part.skipped or {}).items():
+                out.skipped[kind] = out.skipped.get(kind, 0) + n
+        return out
 
 
 def default_jobs() -> int:
@@ -282,6 +301,40 @@ def _count_files(items) -> int:
 
 
 def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
+                 kinds=None, inventory: InventoryPolicy = NO_INVENTORY) -> _ChunkResult:
+    """The per-file stage of some files. Memory exhausted on one of them is an I/O-class error
+    on that file (DRA0012, exit status 2) and the other files of the chunk are checked one by
+    one, so their findings stay."""
+    try:
+        return _check_files(items, limits, gates, ignore, kinds, inventory)
+    except MemoryError:
+        pass  # leave the handler first: its traceback holds the half-built documents
+    gc.collect()
+    if len(items) == 1:
+        return _out_of_memory(items[0])
+    results = []
+    for item in items:
+        result = None
+        try:
+            result = _check_files([item], limits, gates, ignore, kinds, inventory)
+        except MemoryError:
+            pass
+        if result is None:
+            gc.collect()
+            result = _out_of_memory(item)
+        results.append(result)
+    return _ChunkResult.joined(results)
+
+
+def _out_of_memory(item) -> "_ChunkResult":
+    size = len(getattr(item, "data", b"") or b"")
+    finding = Finding(ERROR, "DRA0012", f"out of memory while reading or checking this file "
+                      f"({size:,} bytes); not checked", file=item.name)
+    return _ChunkResult(findings=[finding], documents=[], invalid=[], invalid_codes=[], docs=[],
+                        usage_errors=[], io_errors=1, files=1, documents_read=0, skipped={})
+
+
+def _check_files(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
                  kinds=None, inventory: InventoryPolicy = NO_INVENTORY) -> _ChunkResult:
     load = load_items(items, limits)
     validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds, inventory=inventory)

@@ -134,3 +134,28 @@ def test_repeated_keys_in_json_are_folded_too(tmp_path, monkeypatch):
     assert_ok(run, "json")
     codes = [f["code"] for f in __import__("json").loads(run.out)["findings"]]
     assert codes.count("DRA0005") == 101
+
+
+# -- memory exhausted: an I/O-class error on the file, the others' findings kept --------------
+
+def _address_space(megabytes: int):
+    def limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+    return limit
+
+
+def test_out_of_memory_is_an_io_error_on_the_file_and_the_others_are_kept(tmp_path):
+    """Memory exhausted by one file was "internal error" (exit 2, nothing on stdout): every other
+    file's findings lost. Now DRA0012 on that file, exit 2, the other files checked. The process
+    gets 200 MB of address space; dractl starts in well under that, the big file needs more."""
+    (tmp_path / "big.yaml").write_text(HEAD + "[" + ", ".join(["{a: 1}"] * 600_000) + "]\n")
+    (tmp_path / "bad.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                                       "metadata: {name: Not_A_Name}\n")
+    run = run_subprocess(["validate", "big.yaml", "bad.yaml", "-j", "1", "-o", "json", "--no-config"],
+                         cwd=tmp_path, timeout=120, preexec_fn=_address_space(200))
+    assert_ok(run, "json")
+    assert run.code == 2, run.err
+    findings = __import__("json").loads(run.out)["findings"]
+    assert [(f["file"], f["code"]) for f in findings] == [("bad.yaml", "DRA1900"), ("big.yaml", "DRA0012")]
+    assert "out of memory while reading or checking this file" in findings[1]["message"]
