@@ -56,18 +56,40 @@ _NUMBER_RES = (  # first match wins, in this order
 
 # A quoted body ends at the first closing quote that an escape does not swallow; only escapes
 # of a quote or a backslash can swallow one, so the other escapes need no rule of their own here
-# (they are decoded, and checked, by the parser). Single-quoted forms stop at a line end;
-# backtracking lets a final backslash end the literal (``"a\"`` is the literal ``a\``), as before.
-_STRING_BODY = r"""(?:\\["'\\]|.)*?"""
-_ML_BODY = r"""(?:\\["'\\]|[\s\S])*?"""
-_STRING_RE = {
-    "'": re.compile(r"[rR]?'" + _STRING_BODY + "'"),
-    '"': re.compile(r'[rR]?"' + _STRING_BODY + '"'),
-}
-_ML_RE = {
-    "'": re.compile(r"[rR]?'''" + _ML_BODY + "'''"),
-    '"': re.compile(r'[rR]?"""' + _ML_BODY + '"""'),
-}
+# (they are decoded, and checked, by the parser). Single-quoted forms stop at a line end. An
+# escape swallows a quote only when a closing quote still follows (on the line, for single-quoted
+# forms): a final backslash ends the literal (``"a\\"`` is the literal ``a\\``). That is what the
+# expression ``(?:\\["'\\]|.)*?`` matched -- by backtracking, exponentially on a run of
+# backslashes that never closes (``"`` and 36 backslashes: 1.8 s, each two more x4). Scanned
+# here in one pass (tests/unit/cel/test_lexer_strings.py compares the two).
+_ESCAPABLE = "\"'\\"
+
+
+def _quoted_end(text: str, at: int, q: str, triple: bool) -> int | None:
+    """The end of the string literal starting at ``at`` (an optional r/R, then ``q`` once or
+    three times), or None when it does not close."""
+    p = at + 1 if text[at:at + 1] in ("r", "R") else at
+    opening = q * 3 if triple else q
+    if not text.startswith(opening, p):
+        return None
+    i = p + len(opening)
+    end = len(text) if triple else _line_end(text, i)
+    last = text.rfind(opening, i, end) if triple else text.rfind(q, i, end)
+    if last < 0:
+        return None
+    while i <= last:
+        if text.startswith(opening, i):
+            return i + len(opening)
+        if text[i] == "\\" and text[i + 1:i + 2] in _ESCAPABLE and i + 2 <= last:
+            i += 2
+        else:
+            i += 1
+    return None
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
 
 
 class Token:
@@ -186,8 +208,8 @@ def _quoted(text: str, start: int, quote_at: int, kind: str | None) -> Token | N
     q = text[quote_at]
     if q not in ("'", '"'):
         return None
-    for pattern, found in ((_ML_RE[q], MLSTRING), (_STRING_RE[q], STRING)):
-        m = pattern.match(text, body_at if kind is not None else start)
-        if m:
-            return Token(kind or found, text[start:m.end()], start, m.end())
+    for triple, found in ((True, MLSTRING), (False, STRING)):
+        end = _quoted_end(text, body_at if kind is not None else start, q, triple)
+        if end is not None:
+            return Token(kind or found, text[start:end], start, end)
     return None
