@@ -19,7 +19,7 @@ from dractl.api.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantit
 
 from .values import INT64_MAX, INT64_MIN, EvalError
 
-_SPLIT_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)\Z")  # \Z: no final "\n"
+_SPLIT_RE = re.compile(r"^([+-]?[0-9.]+)((?:[eEinumkKMGTP]+[-+]?[0-9]*|[-+][0-9]*)?)\Z")  # \Z: no final "\n"
 FORMAT_ERR = ("quantities must match the regular expression "
               "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
 SUFFIX_ERR = "unable to parse quantity's suffix"

@@ -36,7 +36,7 @@ class Duration:
         return f"{sign}{s}{frac}s"
 
 
-_DUR_RE = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
+_DUR_RE = re.compile(r"((?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+))(ns|us|µs|ms|s|m|h)")
 _DUR_UNITS = {"ns": 1, "us": 10 ** 3, "µs": 10 ** 3, "ms": 10 ** 6, "s": 10 ** 9, "m": 60 * 10 ** 9,
               "h": 3600 * 10 ** 9}
 
