@@ -39,6 +39,7 @@ class CapacityOptions:
     like: str | None = None
     need: int | None = None
     partition_attribute: str | None = None   # KEP-5677 spec.defaultPartitionTypeAttribute
+    what_if: str | None = None           # a file of DeviceTaintRules (dractl's what-if)
 
 
 def capacity(paths: list[str], options: CheckOptions, dry: DryRunOptions, cap: CapacityOptions) -> Result:
@@ -48,10 +49,15 @@ def capacity(paths: list[str], options: CheckOptions, dry: DryRunOptions, cap: C
     inventory = resolve_inventory(list(dry.inventory), aliases)
     fit_file = cap.fit if cap.fit and os.path.exists(cap.fit) else None
     extra = [fit_file] if fit_file and fit_file not in paths else []
+    if cap.what_if:
+        _check_what_if_options(cap, paths)
+        extra.append(cap.what_if)
     result = check(inventory + list(paths) + extra, options, aliases=aliases)
     result.command = CAPACITY
     validated = result.validated
     documents = list(validated.documents)
+    if cap.what_if:
+        return _taint_what_if(result, documents, options, dry, cap)
     target = _target(documents, cap.fit, fit_file) if cap.fit else None
     run = _Run(documents, validated.invalid, options.gates, dry, target)
     if (cap.add_nodes or cap.need is not None) and not cap.like:
@@ -64,6 +70,53 @@ def capacity(paths: list[str], options: CheckOptions, dry: DryRunOptions, cap: C
     result.capacity_state = outcome.after if outcome.after is not None else outcome.before
     result.capacity = _document(outcome, cap, need)
     return result
+
+
+def _check_what_if_options(cap: CapacityOptions, paths: list[str]) -> None:
+    if cap.fit or cap.add_nodes or cap.need is not None:
+        raise UsageError("--what-if answers for the cluster as it is: give --fit, --add-nodes and --need "
+                         "in a run of their own")
+    if not os.path.isfile(cap.what_if):
+        raise UsageError(f"--what-if {cap.what_if}: no such file (a file of DeviceTaintRules)")
+    real = os.path.realpath(cap.what_if)
+    if any(os.path.realpath(p) == real for p in paths):
+        raise UsageError(f"--what-if {cap.what_if}: the file is also an input; give it only to --what-if")
+
+
+def _taint_what_if(result: Result, documents, options: CheckOptions, dry: DryRunOptions, cap: CapacityOptions):
+    """The inputs dry-run without and with the rules of --what-if's file, compared
+    (dractl.capacity.taintrule)."""
+    from dractl.capacity.taintrule import analyse
+
+    real = os.path.realpath(cap.what_if)
+    rules = [d for d in documents if d.file and os.path.realpath(d.file) == real]
+    others = sorted({f"{d.kind} {d.name}" for d in rules if d.kind != "DeviceTaintRule"})
+    if others or not rules:
+        raise UsageError(f"--what-if {cap.what_if}: " + (f"holds {', '.join(others[:5])}; only DeviceTaintRules "
+                         "are read" if others else "holds no DeviceTaintRule"))
+    invalid = result.validated.invalid
+    rule_ids = {id(d) for d in rules}
+    base_docs = [d for d in documents if id(d) not in rule_ids]
+    state_of = _state_builder(documents, options, cap)
+    base = _Run(base_docs, invalid, options.gates, dry, None).execute(0, None, 0, state_of=state_of)
+    ruled = _Run(documents, invalid, options.gates, dry, None).execute(0, None, 0, state_of=state_of)
+    result.plan, result.capacity_state = base.plan, base.before
+    result.capacity = _document(base, cap, None)
+    inputs = [_rule_input(d, invalid, options.gates) for d in rules]
+    what_if = analyse(inputs, base.plan, ruled.plan, options.gates, _features(options.gates))
+    what_if["after"] = _state_document(ruled.before)
+    result.capacity["whatIf"] = what_if
+    return result
+
+
+def _rule_input(doc, invalid: set, gates):
+    from dractl.api.resource import DeviceTaintRule
+    from dractl.capacity.taintrule import RuleInput
+
+    selector = (doc.data.get("spec") or {}).get("deviceSelector") if isinstance(doc.data.get("spec"), dict) else None
+    class_fields = isinstance(selector, dict) and bool(selector.get("deviceClassName") or selector.get("selectors"))
+    return RuleInput(DeviceTaintRule.from_dict(model_of(doc).v1), doc.file, doc.line,
+                     invalid=id(doc) in invalid, v1alpha3_class_fields=class_fields)
 
 
 def _state_builder(documents, options: CheckOptions, cap: CapacityOptions):

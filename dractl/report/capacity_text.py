@@ -124,6 +124,12 @@ def pods_line(summary: dict) -> Styled | None:
     return line
 
 
+def _before_heading(fit: dict | None, what_if: dict | None) -> str | None:
+    if fit:
+        return "before --fit (the inputs placed):"
+    return "before --what-if (the inputs placed without the rule):" if what_if else None
+
+
 def _state(console, state: dict, heading: str | None, nodes: bool) -> None:
     if heading:
         print_fitted(console, _t(heading, "bold underline"))
@@ -136,11 +142,12 @@ def _state(console, state: dict, heading: str | None, nodes: bool) -> None:
 def report(result, view) -> "Drawing":
     """`capacity -o text`: findings, pools and nodes (with --fit: before and after the
     replicas, labelled), the --fit answer, the input pods placed, a summary line."""
+    from dractl.report import whatif_text
     from dractl.report.findings_text import print_findings
     from dractl.report.registry import Drawing
 
     doc = result.capacity
-    fit = doc.get("fit")
+    fit, what_if = doc.get("fit"), doc.get("whatIf")
 
     def draw(console) -> None:
         shown = [f for f in result.findings if f.severity != "info"]
@@ -148,16 +155,23 @@ def report(result, view) -> "Drawing":
             print_findings(console, shown, quiet=view.quiet)
             console.print()
         if not view.quiet:
-            _state(console, doc, "before --fit (the inputs placed):" if fit else None, nodes=True)
+            _state(console, doc, _before_heading(fit, what_if), nodes=True)
             if fit:
                 _state(console, fit["after"], f"after --fit ({fit['replicas']} more replica(s) of "
                                               f"{fit['workload']}):", nodes=False)
+            if what_if:
+                _state(console, what_if["after"], "after --what-if (the inputs placed with the rule in force):",
+                       nodes=False)
         if fit:
             print_fitted(console, fit_tree(fit))
+        if what_if:
+            whatif_text.print_what_if(console, what_if, print_fitted)
         console.print()
         pods = pods_line(doc["summary"])
         if pods is not None:
             print_fitted(console, pods)
         print_fitted(console, _t(summary_line(doc["summary"])))
+        if what_if:
+            print_fitted(console, whatif_text.summary_line(what_if))
 
     return Drawing(draw, plain=True)

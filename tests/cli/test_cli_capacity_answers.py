@@ -20,11 +20,13 @@ TERMINAL_COMMANDS = [
     ["capacity", "-i", "builtin:nvidia-mig", "examples/mig.yaml"],
     ["capacity", "-i", "builtin:example-gpu", "examples/gpu-pod.yaml", "--fit", "inference"],
     ["capacity", "-i", "builtin:example-gpu", "examples/nine-gpus.yaml"],
+    ["capacity", "-i", "builtin:example-gpu", "-i", "tests/cli/data/whatif/running-claims.yaml",
+     "examples/gpu-pod.yaml", "--what-if", "tests/cli/data/whatif/worker-maintenance.yaml"],
 ]
 
 
 @pytest.mark.parametrize("columns", [80, 200])
-@pytest.mark.parametrize("args", TERMINAL_COMMANDS, ids=lambda a: " ".join(a[2:]))
+@pytest.mark.parametrize("args", TERMINAL_COMMANDS, ids=lambda a: " ".join(a[2:]).replace("tests/cli/data/", ""))
 @pytest.mark.parametrize("color", [[], ["--no-color"]], ids=["color", "no-color"])
 def test_capacity_fits_the_terminal_and_loses_nothing(args, columns, color):
     code, shown = on_terminal(args + color, columns)
