@@ -34,8 +34,16 @@ def _picture(nodes: int, devices: int, name_suffix: str = "") -> dict:
                             "devices": [{"id": f"gpu.example.com/node-0/mig-{i}", "name": f"mig-{i}", "state": "free"}
                                         for i in range(3)]})
         groups.append({"node": f"node-{n}{name_suffix}", "attached": False, "parents": parents})
+    workloads = [{"id": f"pods:default/pod-{n}", "label": f"Pods default/pod-{n}-*{name_suffix}", "devices": 1,
+                  "pods": 1} for n in range(nodes)]
+    pod_workload = {f"default/pod-{n}-{d}{name_suffix}": f"pods:default/pod-{n}" for n in range(nodes)
+                    for d in range(devices)}
     return {"title": "dractl allocate" + name_suffix, "summary": {"pods": 3, "scheduled": 2},
-            "nodes": groups, "pending": [{"pod": "default/p" + name_suffix, "reasons": ["DRA5001: " + name_suffix]}],
+            "nodes": groups, "workloads": workloads, "podWorkload": pod_workload,
+            "pending": [{"pod": "default/p" + name_suffix, "owner": "Job/j" + name_suffix, "status": "Unschedulable",
+                         "claims": ["claim c" + name_suffix],
+                         "reasons": [{"code": "DRA5001", "message": name_suffix,
+                                      "details": ["node" + name_suffix, "  why" + name_suffix]}]}],
             "pools": [{"driver": "gpu.example.com", "poolName": "node-0" + name_suffix, "generation": 1}]}
 
 
