@@ -8,9 +8,9 @@ Two upstream components act on a rule, and they match devices differently:
 * scheduling (the ResourceSlice tracker, `staging/src/k8s.io/dynamic-resource-allocation/
   resourceslice/tracker/tracker.go` `applyPatches`): the rule's taint is added to every device
   the selector matches; the allocator then refuses a NoSchedule or NoExecute taint the request
-  does not tolerate. Up to 1.37.0 a rule without `deviceSelector` matches every device;
-  kubernetes/kubernetes#141648 (1.38, cherry-picked to release-1.37 by #141998) makes it match
-  none, as the API documents. `deviceSelector: {}` matches every device in every release.
+  does not tolerate. A rule without `deviceSelector` matches every device until
+  kubernetes/kubernetes#141648 makes it match none, as the API documents (the release table's
+  `taint_rule_needs_selector`). `deviceSelector: {}` matches every device in every release.
 * eviction (`pkg/controller/devicetainteviction/device_taint_eviction.go`, `ruleMatchesDevice`
   and `claimEvictionTime`): a rule without a selector never matched a device; a pod that is
   scheduled and uses an allocated claim with a matching NoExecute device is deleted unless every
@@ -31,7 +31,7 @@ from dractl.api.resource import (
     DeviceTaint,
     DeviceTaintRule,
 )
-from dractl.api.versions import version_tuple
+from dractl.api.releases import change, in_force
 
 SCHEDULED = "Scheduled"
 NOT_NODE_LOCAL = "(not node-local)"
@@ -59,7 +59,7 @@ def scheduling_selects(rule: DeviceTaintRule, version: str):
     """The tracker's match (see the module text) as f(driver, pool, device) -> bool."""
     selector = rule.selector
     if selector is None:
-        every = version_tuple(version) < (1, 38)
+        every = not in_force("taint_rule_needs_selector", version)
         return lambda driver, pool, device: every
     return _matcher(selector)
 
@@ -82,15 +82,17 @@ def selector_note(rule: RuleInput, version: str) -> str:
     """How the release treats the rule's selector, when that is not plain (empty or missing)."""
     selector = rule.model.selector
     if selector is None:
-        if version_tuple(version) < (1, 38):
-            return (f"deviceSelector is missing: Kubernetes {version} (as released, up to 1.37.0) taints every "
-                    "device of every driver for scheduling (the ResourceSlice tracker treats a missing "
-                    "selector as matching all), while the eviction controller matches no device: nothing is "
-                    "evicted, but no device can be allocated without a toleration. Fixed by "
-                    "kubernetes/kubernetes#141648 in 1.38 (cherry-picked to release-1.37, #141998): the rule "
-                    "then matches no device, as the API documents.")
-        return ("deviceSelector is missing: from Kubernetes 1.38 (kubernetes/kubernetes#141648) the rule "
-                "matches no device, as the API documents; deviceSelector: {} selects every device.")
+        fix = change("taint_rule_needs_selector")
+        picks = "".join(f", cherry-picked to release-{c.release} by {c.pr}" for c in fix.cherry_picks)
+        source = f"{fix.upstream} in {fix.since}{picks}"
+        if not fix.in_force(version):
+            return (f"deviceSelector is missing: Kubernetes {version} taints every device of every driver for "
+                    "scheduling (the ResourceSlice tracker treats a missing selector as matching all), while the "
+                    "eviction controller matches no device: nothing is evicted, but no device can be allocated "
+                    f"without a toleration. Fixed by {source}: the rule then matches no device, as the API "
+                    "documents.")
+        return (f"deviceSelector is missing: in Kubernetes {version} the rule matches no device, as the API "
+                f"documents ({source}); deviceSelector: {{}} selects every device.")
     if not (selector.driver or selector.pool or selector.device):
         return ("deviceSelector is empty: it selects every device of every driver in the cluster (as the API "
                 "documents), for scheduling and for eviction.")
@@ -128,7 +130,11 @@ def analyse(rules: list[RuleInput], base, ruled, gates, features) -> dict:
 
 
 def _disabled_note(version: str) -> str:
-    gate = "DRADeviceTaints" if version_tuple(version) < (1, 35) else "DRADeviceTaintRules"
+    from dractl.api.versions import gate_specs
+
+    # Before the release that has DRADeviceTaintRules, the rules were part of DRADeviceTaints
+    # (as dractl.allocator.features reads them).
+    gate = "DRADeviceTaintRules" if "DRADeviceTaintRules" in gate_specs(version) else "DRADeviceTaints"
     return (f"the feature gate {gate} is off (Kubernetes {version}'s default unless --feature-gates says "
             f"otherwise): the API server does not serve DeviceTaintRules and neither the scheduler nor the "
             f"eviction controller reads them, so the rule changes nothing; --feature-gates {gate}=true shows "
@@ -301,7 +307,8 @@ def _rule_document(rule: RuleInput, version: str, enabled: bool, plan) -> dict:
     if rule.v1alpha3_class_fields:
         doc["caveat"] = ("deviceSelector.deviceClassName and .selectors (Kubernetes 1.34's v1alpha3) are not "
                          "evaluated by dractl: the rule is read as matching by driver, pool and device only")
-    if enabled and not rule.invalid and version_tuple(version) >= (1, 35):
+    # The status conditions came with KEP-5055's 1.35 changes (effect None among them).
+    if enabled and not rule.invalid and in_force("device_taints_135", version):
         doc["status"] = rule_status(model, plan)
     return doc
 
