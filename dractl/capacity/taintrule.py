@@ -25,13 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dractl.allocator.taints import tolerates
+from dractl.api.releases import change, in_force
 from dractl.api.resource import (
     TAINT_EFFECT_NO_EXECUTE,
     TAINT_EFFECT_NONE,
     DeviceTaint,
     DeviceTaintRule,
 )
-from dractl.api.releases import change, in_force
 
 SCHEDULED = "Scheduled"
 NOT_NODE_LOCAL = "(not node-local)"

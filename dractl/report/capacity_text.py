@@ -150,7 +150,7 @@ def report(result, view) -> "Drawing":
     fit, what_if = doc.get("fit"), doc.get("whatIf")
 
     def draw(console) -> None:
-        shown = [f for f in result.findings if f.severity != "info"]
+        shown = [f for f in result.findings if f.severity != "info" and not (view.quiet and f.severity != "error")]
         if shown:
             print_findings(console, shown, quiet=view.quiet)
             console.print()

@@ -164,3 +164,10 @@ def test_usage_errors(tmp_path, args, message):
     args = [str(rule(tmp_path, "{}")) if a == "RULE" else a for a in args]
     r = run("capacity", "--no-config", "-i", "builtin:example-gpu", str(EXAMPLES / "gpu-pod.yaml"), *args)
     assert r.code == 2 and message in r.err, r.err
+
+
+def test_quiet_output_starts_with_the_answer(tmp_path):
+    # The rule draws a warning (DRA1310, no selector); -q hides warnings and leaves no blank line.
+    r = run("capacity", "--no-config", "-q", "-i", "builtin:example-gpu", str(EXAMPLES / "gpu-pod.yaml"),
+            "--what-if", str(rule(tmp_path, None)))
+    assert r.code == 0 and r.out.startswith("what-if DeviceTaintRule maintenance"), r.out[:300]
