@@ -116,13 +116,15 @@ def analyse(rules: list[RuleInput], base, ruled, gates, features) -> dict:
     nodes: dict[str, _Node] = {}
     selected = _selected_devices(rules, base, version, nodes) if enabled else {}
     running = _running_pods(base, selected, nodes, rules, enabled)
-    _changed_pods(base, ruled, running, nodes)
+    _changed_pods(base, ruled, running, nodes, {"/".join(k) for k in selected})
+    changed = [b for n in nodes.values() for b in n.blocked]
+    moved = [b for b in changed if b["after"]["status"] == SCHEDULED]
     doc = {"dractl": "what-if of dractl, not a Kubernetes feature", "kubernetesVersion": version,
            "enabled": enabled, "rules": [_rule_document(r, version, enabled, base) for r in rules],
            "selectedDevices": len(selected),
            "evicted": sum(len(n.evicted) for n in nodes.values()),
-           "blocked": sum(1 for n in nodes.values() for b in n.blocked if b["after"]["status"] != SCHEDULED),
-           "moved": sum(1 for n in nodes.values() for b in n.blocked if b["after"]["status"] == SCHEDULED),
+           "blocked": len(changed) - len(moved), "moved": len(moved),
+           "movedFromSelected": sum(1 for b in moved if b["fromSelected"]),
            "nodes": [_node_document(name, nodes[name]) for name in _node_order(base, nodes)]}
     if not enabled:
         doc["disabledNote"] = _disabled_note(version)
@@ -262,9 +264,11 @@ def _pod_devices(result) -> list[str]:
     return sorted(out)
 
 
-def _changed_pods(base, ruled, running: set, nodes: dict[str, _Node]) -> None:
+def _changed_pods(base, ruled, running: set, nodes: dict[str, _Node], selected: set[str]) -> None:
     """Pods of the inputs that the dry run places differently with the rule (or not at all),
-    under the node the run without the rule chose."""
+    under the node the run without the rule chose. `fromSelected`: the pod was planned on a device
+    the rule selects; the others move because pods placed before them (input order, first fit)
+    took other devices."""
     after = {p.pod.key: p for p in ruled.pods}
     for p in base.pods:
         key = p.pod.key
@@ -274,7 +278,8 @@ def _changed_pods(base, ruled, running: set, nodes: dict[str, _Node]) -> None:
         before_devices, after_devices = _pod_devices(p), _pod_devices(q)
         if q.status == SCHEDULED and q.node == p.node and after_devices == before_devices:
             continue
-        entry = {"pod": key, "before": {"node": p.node, "devices": before_devices},
+        entry = {"pod": key, "fromSelected": any(d in selected for d in before_devices),
+                 "before": {"node": p.node, "devices": before_devices},
                  "after": {"status": q.status, "node": q.node, "devices": after_devices if q.status == SCHEDULED else []}}
         if q.status != SCHEDULED and q.reasons:
             first = q.reasons[0]

@@ -44,7 +44,8 @@ def node_tree(node: dict, seen: set | None = None) -> StyledTree:
     seen = set() if seen is None else seen
     devices = node["devices"]
     head = _t(f"node {node['node']}", "bold")
-    head.append(safe_line(f": {len(devices)} device(s) selected" + (f": {compact_devices(devices)}" if devices else "")))
+    head.append(safe_line(f": {len(devices)} device(s) selected: {compact_devices(devices)}" if devices
+                          else ": no device selected"))
     tree = StyledTree(head)
     for claim in node["claims"]:
         pods = ", ".join(claim["pods"]) or "no pod"
@@ -57,10 +58,17 @@ def node_tree(node: dict, seen: set | None = None) -> StyledTree:
         for note in entry.get("notes") or ():
             item.add(_t(note, "yellow"))
     _more(tree, node["evicted"], "evicted")
-    for entry in node["changed"][:_SHOWN_PODS]:
+    shown = listed(node)
+    for entry in shown[:_SHOWN_PODS]:
         tree.children.append(_blocked(entry, seen))
-    _more(tree, node["changed"], "with a changed placement")
+    _more(tree, shown, "with a changed placement")
     return tree
+
+
+def listed(node: dict) -> list[dict]:
+    """The changed pods a node lists: those that no longer fit, and those planned on a selected
+    device; pods that only move because others took their devices first are counted, not listed."""
+    return [c for c in node["changed"] if c["fromSelected"] or c["after"]["status"] != "Scheduled"]
 
 
 def compact_devices(devices: list[str]) -> str:
@@ -99,8 +107,8 @@ def _more(tree: StyledTree, entries: list, what: str) -> None:
 
 def quiet_nodes(nodes: list[dict]) -> tuple[list[dict], list[dict]]:
     """Nodes with something to say, and nodes where the rule only selects free devices."""
-    busy = [n for n in nodes if n["claims"] or n["evicted"] or n["changed"]]
-    idle = [n for n in nodes if not (n["claims"] or n["evicted"] or n["changed"])]
+    busy = [n for n in nodes if n["claims"] or n["evicted"] or listed(n)]
+    idle = [n for n in nodes if n["devices"] and not (n["claims"] or n["evicted"] or listed(n))]
     return busy, idle
 
 
@@ -110,9 +118,19 @@ def idle_line(idle: list[dict]) -> Styled:
     return _t(f"{len(idle)} more node(s) with {count} selected device(s), none of them allocated: {names}")
 
 
+def knock_on_line(what_if: dict) -> Styled | None:
+    others = what_if["moved"] - what_if["movedFromSelected"]
+    if not others:
+        return None
+    return _t(f"{others} more pending pod(s) placed elsewhere, not planned on a selected device: pods placed "
+              "before them (input order, first fit) took other devices (-o json lists them)", "dim")
+
+
 def summary_line(what_if: dict) -> Styled:
+    moved, direct = what_if["moved"], what_if["movedFromSelected"]
+    detail = f" ({direct} of them planned on selected devices)" if moved != direct else ""
     return _t(f"what-if: {what_if['selectedDevices']} device(s) selected; {what_if['evicted']} pod(s) evicted, "
-              f"{what_if['blocked']} pending pod(s) blocked, {what_if['moved']} placed elsewhere {LABEL}", "bold")
+              f"{what_if['blocked']} pending pod(s) blocked, {moved} placed elsewhere{detail} {LABEL}", "bold")
 
 
 def print_what_if(console, what_if: dict, fitted) -> None:
@@ -127,3 +145,6 @@ def print_what_if(console, what_if: dict, fitted) -> None:
         fitted(console, node_tree(node, seen))
     if idle:
         fitted(console, idle_line(idle))
+    knock_on = knock_on_line(what_if)
+    if knock_on is not None:
+        fitted(console, knock_on)

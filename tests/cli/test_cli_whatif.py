@@ -51,8 +51,8 @@ def test_no_execute_on_one_pool_evicts_running_pods_and_moves_planned_ones(tmp_p
     assert evicted["default/running-a"]["afterSeconds"] == 0 and evicted["default/running-b"]["afterSeconds"] == 300
     assert "only honours tolerations with effect NoExecute" in evicted["default/running-d"]["notes"][0]
     # The Deployment's two pods were planned on gpu-0 and gpu-1 of the worker: they go to worker2.
-    assert [(c["before"]["node"], c["after"]["status"], c["after"]["node"]) for c in worker["changed"]] == \
-        [(WORKER, "Scheduled", WORKER2)] * 2
+    assert [(c["before"]["node"], c["after"]["status"], c["after"]["node"], c["fromSelected"])
+            for c in worker["changed"]] == [(WORKER, "Scheduled", WORKER2, True)] * 2
     assert (doc["evicted"], doc["blocked"], doc["moved"]) == (3, 0, 2)
     [status] = [r["status"] for r in doc["rules"]]
     assert status == {"type": "EvictionInProgress", "status": "True", "reason": "PodsPendingEviction",
@@ -171,3 +171,22 @@ def test_quiet_output_starts_with_the_answer(tmp_path):
     r = run("capacity", "--no-config", "-q", "-i", "builtin:example-gpu", str(EXAMPLES / "gpu-pod.yaml"),
             "--what-if", str(rule(tmp_path, None)))
     assert r.code == 0 and r.out.startswith("what-if DeviceTaintRule maintenance"), r.out[:300]
+
+
+def test_pods_that_only_move_because_others_moved_are_counted_not_listed(tmp_path):
+    # 12 replicas fill the worker's 8 GPUs, then 4 of worker2's. Tainting the worker's gpu-0
+    # moves its pod to gpu-1, whose pod moves on, and so on (first fit, input order).
+    many = tmp_path / "many.yaml"
+    many.write_text((EXAMPLES / "gpu-pod.yaml").read_text().replace("replicas: 2", "replicas: 12"))
+    path = rule(tmp_path, f"{{driver: gpu.example.com, pool: {WORKER}, device: gpu-0}}", "NoSchedule")
+    r = run("capacity", "--no-config", "-o", "json", "-i", "builtin:example-gpu", str(many), "--what-if", str(path))
+    doc = json.loads(r.out)["whatIf"]
+    assert (doc["moved"], doc["movedFromSelected"], doc["blocked"]) == (12, 1, 0)
+    [direct] = [c for n in doc["nodes"] for c in n["changed"] if c["fromSelected"]]
+    assert direct["before"]["devices"] == [f"gpu.example.com/{WORKER}/gpu-0"]
+    text = run("capacity", "--no-config", "-q", "-i", "builtin:example-gpu", str(many), "--what-if", str(path)).out
+    assert text.count("├── moves: ") + text.count("└── moves: ") == 1
+    assert ("11 more pending pod(s) placed elsewhere, not planned on a selected device: pods placed before them "
+            "(input order, first fit) took other devices (-o json lists them)") in text
+    assert text.rstrip().endswith("12 placed elsewhere (1 of them planned on selected devices) "
+                                  "[dractl what-if, not a Kubernetes feature]")
