@@ -168,3 +168,40 @@ def test_the_layout_check_finds_overlaps_and_overflows(tmp_path):
     assert 'overlap: "one text" / "another text"' in problems
     assert "overflows its box: a long unbreakable line" in problems
     assert "page scrolls sideways" in problems
+
+
+GANG = """apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: trainers, namespace: default}
+spec:
+  schedulingPolicy: {gang: {minCount: 2}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: gpu, namespace: default}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: train, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: t}}
+  template:
+    metadata: {labels: {app: t}}
+    spec:
+      schedulingGroup: {podGroupName: trainers}
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]
+      containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+"""
+
+
+def test_pods_of_a_podgroup_are_one_workload(tmp_path):
+    manifests = tmp_path / "gang.yaml"
+    manifests.write_text(GANG)
+    _, html = _page(tmp_path, "gang", ["allocate", "--no-config", "-i", "builtin:example-gpu", "--kube-version", "1.36",
+                                       "--feature-gates", "GenericWorkload=true,GangScheduling=true", str(manifests)])
+    assert [label for _, label in _legend(html)] == ["PodGroup default/trainers (2 pod(s), 2 device(s))"]
