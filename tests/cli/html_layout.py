@@ -94,7 +94,9 @@ CHECKER = r"""
   report.legend = Array.prototype.map.call(document.querySelectorAll('#legend li.workload .swatch'),
     function(s){ return getComputedStyle(s).backgroundColor; });
   report.open = document.querySelectorAll('#nodes details.node[open]').length;
-  report.selfcheck = (document.getElementById('selfcheck') || {}).textContent;
+  var selfcheck = document.getElementById('selfcheck');
+  report.selfcheck = selfcheck ? selfcheck.textContent : null;
+  report.selfcheckShown = !!selfcheck && selfcheck.getClientRects().length > 0;
   var expand = document.getElementById('expand'), box = document.getElementById('filter');
   report.controls = {expand: !!expand, filter: !!box};
   if (expand) { expand.click(); report.checks.push(check('expanded')); }
