@@ -28,6 +28,7 @@ from dractl.allocator.taints import tolerates
 from dractl.api.releases import change, in_force
 from dractl.api.resource import (
     TAINT_EFFECT_NO_EXECUTE,
+    TAINT_EFFECT_NO_SCHEDULE,
     TAINT_EFFECT_NONE,
     DeviceTaint,
     DeviceTaintRule,
@@ -52,7 +53,7 @@ class _Node:
     devices: list[str] = field(default_factory=list)
     claims: dict[str, dict] = field(default_factory=dict)
     evicted: list[dict] = field(default_factory=list)
-    blocked: list[dict] = field(default_factory=list)
+    changed: list[dict] = field(default_factory=list)   # pods placed differently with the rule
 
 
 def scheduling_selects(rule: DeviceTaintRule, version: str):
@@ -106,7 +107,10 @@ def effect_note(rule: DeviceTaintRule) -> str:
                 "running pods using such devices are evicted")
     if effect == TAINT_EFFECT_NONE:
         return "None: no effect on scheduling or running pods (the rule's status says what NoExecute would do)"
-    return "NoSchedule: selected devices are not allocated to claims that do not tolerate the taint; running pods stay"
+    if effect == TAINT_EFFECT_NO_SCHEDULE:
+        return ("NoSchedule: selected devices are not allocated to claims that do not tolerate the taint; running "
+                "pods stay")
+    return f"{effect}: not an effect of this release; consumers treat it like None (the API's DeviceTaint.effect)"
 
 
 def analyse(rules: list[RuleInput], base, ruled, gates, features) -> dict:
@@ -117,7 +121,7 @@ def analyse(rules: list[RuleInput], base, ruled, gates, features) -> dict:
     selected = _selected_devices(rules, base, version, nodes) if enabled else {}
     running = _running_pods(base, selected, nodes, rules, enabled)
     _changed_pods(base, ruled, running, nodes, {"/".join(k) for k in selected})
-    changed = [b for n in nodes.values() for b in n.blocked]
+    changed = [b for n in nodes.values() for b in n.changed]
     moved = [b for b in changed if b["after"]["status"] == SCHEDULED]
     doc = {"dractl": "what-if of dractl, not a Kubernetes feature", "kubernetesVersion": version,
            "enabled": enabled, "rules": [_rule_document(r, version, enabled, base) for r in rules],
@@ -284,7 +288,7 @@ def _changed_pods(base, ruled, running: set, nodes: dict[str, _Node], selected: 
         if q.status != SCHEDULED and q.reasons:
             first = q.reasons[0]
             entry["after"].update(code=first.code, message=first.message, details=list(first.details or ()))
-        nodes.setdefault(p.node, _Node()).blocked.append(entry)
+        nodes.setdefault(p.node, _Node()).changed.append(entry)
 
 
 def _node_order(plan, nodes: dict[str, _Node]) -> list[str]:
@@ -294,7 +298,7 @@ def _node_order(plan, nodes: dict[str, _Node]) -> list[str]:
 
 def _node_document(name: str, node: _Node) -> dict:
     return {"node": name, "devices": node.devices, "claims": list(node.claims.values()),
-            "evicted": node.evicted, "changed": node.blocked}
+            "evicted": node.evicted, "changed": node.changed}
 
 
 def _rule_document(rule: RuleInput, version: str, enabled: bool, plan) -> dict:
