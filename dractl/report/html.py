@@ -81,11 +81,18 @@ def _summary(summary: dict) -> str:
 
 
 def _legend(workloads: list[dict], colours: Colours) -> str:
+    from dractl.report.palette import BASE, OTHER
+
     items = []
-    for w in workloads:
+    for w in workloads[:len(BASE)]:
         colour = colours.base.get(w["id"])
         items.append(f"<li class=\"workload\"><span class=\"swatch\" style=\"background:{colour}\"></span>"
                      f"{e(w['label'])} ({w['pods']} pod(s), {w['devices']} device(s))</li>")
+    rest = workloads[len(BASE):]
+    if rest:
+        items.append(f"<li class=\"workload\"><span class=\"swatch\" style=\"background:{OTHER}\"></span>"
+                     f"{len(rest)} more workload(s) ({sum(w['pods'] for w in rest)} pod(s), "
+                     f"{sum(w['devices'] for w in rest)} device(s)): the device titles name them</li>")
     items.append("<li><span class=\"swatch free\"></span>free</li>")
     items.append("<li><span class=\"swatch unavailable\"></span>unavailable (tainted, pool incomplete or invalid)</li>")
     items.append("<li><span class=\"swatch shared\"></span>shared: one stripe per holder</li>")

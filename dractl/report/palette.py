@@ -2,11 +2,11 @@
 a PodGroup, ...), shades of it per pod, so that the pods of one workload read as one group and
 different workloads never look alike.
 
-The base colours are Tableau 10 without its grey, then darker and lighter companions; every two
-of them, and each against the page's white (free devices) and the hatching grey (unavailable
-devices), are at least 22 apart in CIELAB (CIE76 delta E; tests/cli/test_report_html_picture.py
-checks the legend in the browser). Workloads beyond the palette share one neutral colour and
-the legend says how many.
+The base colours are Tableau 10 without its grey, then darker and lighter companions: every two
+of them (and the neutral OTHER) are at least 22 apart in CIELAB (CIE76 delta E), at least 22
+from the page's white (free devices) and 15 from the hatching grey of unavailable devices
+(tests/cli/test_report_html.py checks the palette, test_report_html_picture.py the legend as the
+browser draws it). Workloads beyond the palette share OTHER, one legend entry says how many.
 """
 
 from __future__ import annotations

@@ -82,3 +82,26 @@ def test_self_check_reports_a_mismatch(tmp_path):
     page.write_text(render(_picture(2, 2)).replace('data-nodes="2"', 'data-nodes="3"'), encoding="utf-8")
     dom = browser_dom(page, tmp_path)
     assert re.search(r'<p id="selfcheck"[^>]*>mismatch: 2 nodes', dom), dom[-1000:]
+
+
+def test_legend_beyond_the_palette_is_one_entry():
+    from dractl.report import palette
+
+    picture = _picture(25, 1)
+    page = render(picture)
+    colours = re.findall(r'<li class="workload"><span class="swatch" style="background:(#[0-9a-f]{6})"></span>', page)
+    assert len(colours) == len(palette.BASE) + 1 and len(set(colours)) == len(colours)
+    assert colours[-1] == palette.OTHER and f"{25 - len(palette.BASE)} more workload(s)" in page
+
+
+def test_palette_colours_are_far_apart():
+    import itertools
+
+    from html_layout import delta_e
+
+    from dractl.report import palette
+
+    colours = [*palette.BASE, palette.OTHER]
+    assert min(delta_e(a, b) for a, b in itertools.combinations(colours, 2)) >= 22
+    assert min(delta_e(c, "#ffffff") for c in colours) >= 22
+    assert min(delta_e(c, "#c9ced6") for c in colours) >= 15
