@@ -87,7 +87,7 @@ def _legend(workloads: list[dict], colours: Colours) -> str:
     for w in workloads[:len(BASE)]:
         colour = colours.base.get(w["id"])
         items.append(f"<li class=\"workload\"><span class=\"swatch\" style=\"background:{colour}\"></span>"
-                     f"{e(w['label'])} ({w['pods']} pod(s), {w['devices']} device(s))</li>")
+                     f"{e(w['label'])} ({_counts(w)})</li>")
     rest = workloads[len(BASE):]
     if rest:
         items.append(f"<li class=\"workload\"><span class=\"swatch\" style=\"background:{OTHER}\"></span>"
@@ -100,6 +100,11 @@ def _legend(workloads: list[dict], colours: Colours) -> str:
                  "with each counter's use</li>")
     return ("<h2>Legend</h2><p class=\"hint\">Device chips show the partition profile or the device name; "
             f"colour: the workload holding it, a shade per pod.</p><ul class=\"legend\" id=\"legend\">{''.join(items)}</ul>")
+
+
+def _counts(workload: dict) -> str:
+    pods = f"{workload['pods']} pod(s), " if workload["pods"] else ""
+    return f"{pods}{workload['devices']} device(s)"
 
 
 def _tree(reason: dict) -> str:
