@@ -91,12 +91,11 @@ def allocate(
         raise common.UsageError("--update needs --golden FILE")
 
     def settings(version):
-        return common.settings(config_path=config, no_config=no_config,
-                        config_allow_outside=config_allow_outside, kube_version=version,
-                               feature_gates=feature_gates, ignore=ignore, inventory=inventory,
-                               exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
-                               jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,
-                               reject_kinds=reject_kinds, extensions=extension, min_compat=min_compat)
+        return common.settings(config_path=config, no_config=no_config, kube_version=version, jobs=jobs,
+                               config_allow_outside=config_allow_outside, feature_gates=feature_gates,
+                               ignore=ignore, inventory=inventory, exclude=exclude, select=select,
+                               force_exclude=force_exclude, max_file_size=max_file_size, strict=strict,
+                               skip_kinds=skip_kinds, reject_kinds=reject_kinds, extensions=extension, min_compat=min_compat)
 
     s = settings(kube_version)
     if not paths and not s.inventory:

@@ -62,7 +62,7 @@ def validate(
         raise common.UsageError("--update needs --golden FILE")
     def settings(version):
         return common.settings(config_path=config, no_config=no_config,
-                        config_allow_outside=config_allow_outside, kube_version=version,
+                               config_allow_outside=config_allow_outside, kube_version=version,
                                feature_gates=feature_gates, min_compat=min_compat, ignore=ignore, strict=strict,
                                exclude=exclude,
                                force_exclude=force_exclude, max_file_size=max_file_size, jobs=jobs,
