@@ -136,6 +136,39 @@ def affinity_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
     return None
 
 
+# Host ports (HostPortInfo in k8s.io/kube-scheduler/framework): a port is (hostIP, protocol,
+# hostPort); an unset hostIP is 0.0.0.0 and an unset protocol TCP.
+WILDCARD_IP = "0.0.0.0"
+
+
+def wanted_ports(spec: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:
+    """The host ports a pod takes on its node: containers' ports with hostPort > 0 (with
+    spec.hostNetwork, API defaulting has set hostPort to containerPort)."""
+    host_network = spec.get("hostNetwork") is True
+    out = []
+    for container in spec.get("containers") or []:
+        if not isinstance(container, dict):
+            continue
+        for port in container.get("ports") or []:
+            if not isinstance(port, dict):
+                continue
+            host_port = port.get("hostPort")
+            if host_network and not host_port:
+                host_port = port.get("containerPort")
+            if not isinstance(host_port, int) or isinstance(host_port, bool) or host_port <= 0:
+                continue
+            out.append((str(port.get("hostIP") or WILDCARD_IP), str(port.get("protocol") or "TCP"), host_port))
+    return tuple(out)
+
+
+def port_conflicts(used: set, ip: str, protocol: str, port: int) -> bool:
+    """HostPortInfo.CheckConflict: 0.0.0.0 conflicts with every address of the same protocol
+    and port, any other address with itself and 0.0.0.0."""
+    if ip == WILDCARD_IP:
+        return any(p == protocol and n == port for _, p, n in used)
+    return (WILDCARD_IP, protocol, port) in used or (ip, protocol, port) in used
+
+
 NODE_CHECKS = (unschedulable_reason, node_name_reason, taint_reason, affinity_reason)
 
 

@@ -12,6 +12,6 @@ class TaintToleration(Plugin):
     pod_fields = ("spec.tolerations",)
 
     # Filter: UnschedulableAndUnresolvable, naming the first untolerated taint.
-    def filter(self, state, attempt):
-        reason = taint_reason(state.pod.spec, attempt.node)
+    def filter(self, state, node):
+        reason = taint_reason(state.pod.spec, node)
         return unresolvable(reason, self.name) if reason is not None else None
