@@ -142,11 +142,14 @@ WILDCARD_IP = "0.0.0.0"
 
 
 def wanted_ports(spec: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:
-    """The host ports a pod takes on its node: containers' ports with hostPort > 0 (with
+    """The host ports a pod takes on its node: the ports with hostPort > 0 of its containers and
+    of its sidecar (restartPolicy: Always) init containers (nodeports.getContainerPorts; with
     spec.hostNetwork, API defaulting has set hostPort to containerPort)."""
     host_network = spec.get("hostNetwork") is True
     out = []
-    for container in spec.get("containers") or []:
+    sidecars = [c for c in spec.get("initContainers") or []
+                if isinstance(c, dict) and c.get("restartPolicy") == "Always"]
+    for container in sidecars + list(spec.get("containers") or []):
         if not isinstance(container, dict):
             continue
         for port in container.get("ports") or []:

@@ -13,7 +13,8 @@ REASON = "node(s) didn't have free ports for the requested pod ports"
 
 class NodePorts(Plugin):
     name = NAME
-    pod_fields = ("spec.containers[].ports", "spec.hostNetwork")
+    pod_fields = ("spec.containers[].ports", "spec.initContainers[].ports", "spec.initContainers[].restartPolicy",
+                  "spec.hostNetwork")
 
     # PreFilter: the pod's host ports; none: Skip (the Filter has nothing to check).
     def pre_filter(self, state):
