@@ -7,13 +7,13 @@ idle claim, then preemption) and appends the gated plugins at the end (NodeDecla
 GangScheduling, TopologyPlacementGenerator, PodGroupPodsCount). The framework gives every
 extension point the MultiPoint plugins that implement it, in MultiPoint order
 (runtime/framework.go, expandMultiPointPlugins); only a profile that also lists a plugin under
-a specific extension point puts it first there, and the default profile lists none, so in each
-release below the per-extension-point order is the MultiPoint order. Where and why the releases
-differ, and which sources were read: docs/scheduler.md.
+a specific extension point puts it first there, and the default profile lists none, so the
+per-extension-point order is the MultiPoint order. Sources read and what the releases change:
+docs/scheduler.md.
 
-`MULTIPOINT` holds, per release, the default profile's MultiPoint plugins in order, each with
-the module that implements it here or None where dractl does not run it (volumes, pod affinity,
-spreading, scoring by resources and images, binding, the queue). Adding a plugin: one module
+`PROFILE` holds the default profile's MultiPoint plugins in order; `_MODULES` maps those dractl
+implements to their module (the others, volumes, pod affinity, spreading, scoring by resources
+and images, binding and the queue, decide nothing in the dry run's inputs). Adding a plugin: one module
 under dractl/simulate/plugins/ and its name in these lists (docs/architecture.md, "Scheduler
 framework"). `DRACTL_PLUGINS` are dractl's own and run after the profile's.
 """
@@ -21,8 +21,6 @@ framework"). `DRACTL_PLUGINS` are dractl's own and run after the profile's.
 from __future__ import annotations
 
 from importlib import import_module
-
-from dractl.api.versions import version_tuple
 
 # The plugins dractl implements, by upstream name.
 _MODULES = {
@@ -36,25 +34,21 @@ _MODULES = {
     "DefaultPreemption": "defaultpreemption:DefaultPreemption",
 }
 
-# getDefaultPlugins' MultiPoint list with applyFeatureGates' DynamicResources (DRA is GA from
-# 1.34, its gate locked from 1.35 and removed in 1.38, #141946: the plugin is always there).
-# DynamicResources carries a Score weight of 2 from 1.35 (#134711, the prioritized-list score).
-_PROFILE_134 = (
+# getDefaultPlugins' MultiPoint list with applyFeatureGates' DynamicResources, the same in every
+# release dractl models (read at the v1.34 to v1.38 tags; DRA is GA from 1.34, its gate locked from
+# 1.35 and removed in 1.38, #141946: the plugin is always there). What does differ by release is
+# behaviour inside plugins, which the release table decides (dractl/api/releases.py: e.g.
+# `prioritized_list_score`, DynamicResources' Score with weight 2 from 1.35). From 1.35
+# applyFeatureGates also appends NodeDeclaredFeatures, GangScheduling and, from 1.36, the workload
+# placement plugins after DefaultBinder, each only with its gate on; none of them decides what
+# dractl simulates (dractl's PodGroup cycle is gangs.py). A release whose profile differs gets a
+# switch in the release table and a branch in `profile`.
+PROFILE = (
     "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName", "TaintToleration",
     "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
     "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources",
     "DefaultPreemption", "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder",
 )
-# From 1.35 applyFeatureGates also appends NodeDeclaredFeatures (its gate), GangScheduling and,
-# from 1.36, the workload placement plugins, after DefaultBinder: each only with its gate on,
-# and none of them decides what dractl simulates (dractl's PodGroup cycle is gangs.py).
-MULTIPOINT = {
-    "1.34": _PROFILE_134,
-    "1.35": _PROFILE_134,
-    "1.36": _PROFILE_134,
-    "1.37": _PROFILE_134,
-    "1.38": _PROFILE_134,
-}
 
 # dractl's own: --node-order's score, compared after the profile's scores.
 DRACTL_PLUGINS = ("nodeorder:NodeOrder",)
@@ -66,15 +60,8 @@ def _load(entry: str):
 
 
 def profile(version: str) -> tuple[str, ...]:
-    """The default profile's MultiPoint plugin names for a release (the nearest one listed for
-    releases dractl has no row for)."""
-    wanted = version_tuple(version)
-    known = sorted(MULTIPOINT, key=version_tuple)
-    chosen = known[0]
-    for release in known:
-        if version_tuple(release) <= wanted:
-            chosen = release
-    return MULTIPOINT[chosen]
+    """The default profile's MultiPoint plugin names for a release."""
+    return PROFILE
 
 
 _CACHE: dict[str, tuple] = {}

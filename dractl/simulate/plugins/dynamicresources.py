@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dractl.allocator.errors import INVALID_POOLS_MESSAGE
 from dractl.allocator.nodes import NodeSelectorError, node_selector_matches
-from dractl.api.versions import version_tuple
+from dractl.api.releases import in_force
 from dractl.simulate import reasons as R
 from dractl.simulate.claimcontroller import ClaimController, ClaimProblem
 from dractl.simulate.explain import (
@@ -105,7 +105,10 @@ class DynamicResources(Plugin):
     def __init__(self, cluster) -> None:
         super().__init__(cluster)
         self.gates = cluster.gates
-        self.release = version_tuple(cluster.gates.version)
+        version = cluster.gates.version
+        self.all_pool_node_only = in_force("all_request_bad_pool_node_only", version)
+        self.timeout_is_error = in_force("filter_timeout_is_error", version)
+        self.has_score = in_force("prioritized_list_score", version)
         self.controller = ClaimController(cluster)
         self.native = NodeAllocatableCheck(cluster)
 
@@ -209,7 +212,7 @@ class DynamicResources(Plugin):
         no longer fails the scheduling attempt; the node is unsuitable and other nodes are tried.
         Up to 1.37 it is an allocator error that aborts the attempt. (The allocator reports it
         only as a message; the phrase is its own, dractl/allocator/prepass.py.)"""
-        if self.release < (1, 38) or not outcome.error:
+        if not self.all_pool_node_only or not outcome.error:
             return False
         return "asks for all devices, but resource pool" in outcome.error
 
@@ -218,7 +221,7 @@ class DynamicResources(Plugin):
         UnschedulableAndUnresolvable (other nodes were tried, the pod could end up "unschedulable");
         from 1.36 (#137607) it is an Error naming the node: the attempt fails and is retried
         with back-off."""
-        if self.release < (1, 36):
+        if not self.timeout_is_error:
             return unresolvable(TIMED_OUT, NAME)
         return rejected(Reason(R.ALLOCATOR_ERROR, f"node {node.name}: {TIMED_OUT}"), NAME, Code.ERROR)
 
@@ -273,7 +276,7 @@ class DynamicResources(Plugin):
     # -- Score: 1.35+ (#134711; 1.34 has no DRA score), 8 - index of the chosen subrequest per
     #    firstAvailable request (earlier alternatives are better).
     def scores(self, state):
-        if self.release < (1, 35):
+        if not self.has_score:
             return False
         dra = state.read(NAME)
         return dra is not None and any(req.first_available for c in dra.pending for req in c.model.requests)
