@@ -204,8 +204,14 @@ class Plugin:
     def pre_bind(self, state: CycleState, node: "SimNode") -> Status | None:
         return None
 
+    # -- dractl's own: the lines under a node this plugin rejected, when kube-scheduler's
+    #    message names no detail (e.g. which taint), for a pod that fits nowhere.
+    def explain_rejection(self, state: CycleState, node_name: str, status: Status) -> list[str] | None:
+        return None
 
-_PHASES = ("pre_filter", "filter", "cycle_key", "post_filter", "scores", "reserve", "pre_bind")
+
+_PHASES = ("pre_filter", "filter", "cycle_key", "post_filter", "scores", "reserve", "pre_bind",
+           "explain_rejection")
 
 
 class Framework:
@@ -282,6 +288,20 @@ class Framework:
             if message:
                 out.append(message)
         return ", ".join(out)
+
+    def explain_rejections(self, state: CycleState, statuses: dict[str, Status]) -> None:
+        """dractl's lines under each rejected node, from the plugin that rejected it (kept where
+        an explanation is already there)."""
+        if not self.explain_rejection_plugins:
+            return
+        explainers = {p.name: p for p in self.explain_rejection_plugins}
+        out = state.result.node_explanations
+        for node_name, status in statuses.items():
+            plugin = explainers.get(status.plugin)
+            if plugin is not None and node_name not in out:
+                lines = plugin.explain_rejection(state, node_name, status)
+                if lines:
+                    out[node_name] = lines
 
     def run_reserve(self, state: CycleState, node: "SimNode") -> Status | None:
         for plugin in self.reserve_plugins:

@@ -107,12 +107,20 @@ def node_name_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
     return None
 
 
+# TaintToleration's Filter reason (plugins/tainttoleration, ErrReasonNotMatch). It names no
+# taint since kubernetes/kubernetes#134740 (1.35, cherry-picked into 1.34.2 by #135023); the
+# taint is dractl's explanation line (TaintToleration.explain_rejection). docs/scheduler.md.
+UNTOLERATED_TAINT = "node(s) had untolerated taint(s)"
+
+
 def taint_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
-    taint = untolerated_taint(spec, node)
-    if taint is not None:
-        # kube-scheduler's TaintToleration wording, empty value included.
-        return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-    return None
+    return UNTOLERATED_TAINT if untolerated_taint(spec, node) is not None else None
+
+
+def taint_text(taint: NodeTaint) -> str:
+    """A taint as kubectl writes it: key=value:Effect (key:Effect without a value)."""
+    value = f"={taint.value}" if taint.value else ""
+    return f"{taint.key}{value}:{taint.effect}"
 
 
 def affinity_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:

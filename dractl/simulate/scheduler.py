@@ -314,6 +314,7 @@ class Simulation:
         result.node_failures = {name: s.reason for name, s in statuses.items()}
         total = len(scope)
         post = self.framework.run_post_filter(state, statuses, total)
+        self.framework.explain_rejections(state, statuses)
         reason = Reason(R.NO_NODE_FITS, fit_error(total, statuses, post_filter=post),
                         details=tuple(state.explanation))
         _reject(result, reason)

@@ -362,7 +362,7 @@ spec:
 """
     plan = dry_run(text)
     assert plan.pods[0].reasons[-1].message == (
-        "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
         "2 Insufficient vendor.example/fpga. no new claims to deallocate, preemption: 0/3 nodes are "
         "available: 3 Preemption is not helpful for scheduling.")
 
