@@ -27,8 +27,9 @@ from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_doc
 C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
 C_NOT_MAPPING = register("DRA0002", ERROR, "a document is not a mapping (object)", "loader")
 C_NO_TYPE = register("DRA0003", ERROR, "a document has no apiVersion or kind", "loader")
-C_UNKNOWN_KIND = register("DRA0004", WARNING, "a kind dractl does not read in a DRA API group, or a "
-                          "near miss of one it reads; the document is skipped", "loader")
+C_UNKNOWN_KIND = register("DRA0004", ERROR, "a kind the Kubernetes release does not serve in a DRA "
+                          "API group, or a near miss of a kind dractl reads (no matches for kind)",
+                          "loader")
 C_DUPLICATE = register("DRA0005", ERROR, "a mapping repeats a key", "loader")
 C_ENCODING = register("DRA0006", ERROR, "the file is not valid UTF-8 (or UTF-16/32 with a BOM)",
                       "loader")

@@ -182,21 +182,10 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             out.skipped[kind] = out.skipped.get(kind, 0) + 1
             continue
         status = schemas.lookup(api_version, kind)
-        if status == "unknown":
-            unknown = unknown_kind_finding(api_version, kind, schemas.known_kinds)
-            if unknown is None:  # a Service, an Ingress, a custom resource: not DRA's business
-                out.skipped[kind] = out.skipped.get(kind, 0) + 1
-                continue
-            _emit(out, doc, [unknown], ignored, policy)
-            continue
-        if status == "not-served":
-            serving = schemas.versions_serving(api_version, kind)
-            where = (f"served by Kubernetes {', '.join(serving)}" if serving
-                     else "not served by any Kubernetes version dractl knows")
-            found.append(Finding(ERROR, C_NOT_SERVED, f"{api_version} {kind} is not served by "
-                                 f"Kubernetes {gates.version} ({where}); use --kube-version "
-                                 "or convert the manifest", ("apiVersion",)))
-            _emit(out, doc, found, ignored, policy)
+        if status != "served":
+            found = _not_read(out, schemas, api_version, kind, gates.version)
+            if found:
+                _emit(out, doc, found, ignored, policy)
             continue
         checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])  # noqa: B023 (called at once)
         if len(checked) != 1 or not isinstance(checked[0], tuple):
@@ -221,24 +210,28 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
     return out
 
 
-# API groups whose kinds are all DRA's: a kind there that dractl does not read is a typo or a
-# kind newer than dractl, worth a warning. Everything else a GitOps repository holds (Services,
-# Ingresses, ConfigMaps, custom resources) is skipped and only counted.
-DRA_GROUPS = ("resource.k8s.io", "scheduling.k8s.io")
+def _not_read(out: Validated, schemas, api_version: str, kind: str, release: str) -> list[Finding]:
+    """The findings of a document dractl's schemas do not serve (empty: skipped and counted as
+    a kind that is not DRA's business; dractl.validate.apiversions decides which)."""
+    from dractl.validate import apiversions
+
+    if schemas.lookup(api_version, kind) == "unknown":
+        unknown = apiversions.unknown_kind_finding(C_UNKNOWN_KIND, api_version, kind,
+                                                   schemas.known_kinds, release)
+    elif apiversions.is_custom_resource(api_version):
+        unknown = None  # a custom resource named like a kind dractl reads (a CRD's PodGroup)
+    else:
+        message = apiversions.not_served_message(api_version, kind, release,
+                                                 schemas.versions_serving(api_version, kind),
+                                                 schemas.api_versions_for(kind))
+        return [Finding(ERROR, C_NOT_SERVED, message, ("apiVersion",))]
+    if unknown is None:
+        out.skipped[kind] = out.skipped.get(kind, 0) + 1
+        return []
+    return [unknown]
 
 
-def unknown_kind_finding(api_version, kind: str, known_kinds) -> Finding | None:
-    """DRA0004 for a kind dractl does not read in a DRA API group, or for a near miss of a kind
-    it reads (`Deploymnet`); None for other kinds, which are skipped silently."""
-    from dractl.suggest import closest_match
-
-    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    guess = closest_match(kind, sorted(known_kinds), cutoff=0.8)
-    if group not in DRA_GROUPS and guess is None:
-        return None
-    hint = f"; did you mean {guess}?" if guess else ""
-    return Finding(WARNING, "DRA0004", f"dractl does not read kind {kind} ({api_version}); "
-                   f"skipped{hint}", ("kind",))
+C_UNKNOWN_KIND = "DRA0004"  # registered by dractl.load.parse with the loader's codes
 
 
 def cross_document_findings(documents: list[Document], gates: FeatureGates) -> list[tuple[int, Finding]]:
