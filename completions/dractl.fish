@@ -6,7 +6,7 @@ function __dractl_codes
         DRA0001 'YAML or JSON syntax error' \
         DRA0002 'a document is not a mapping (object)' \
         DRA0003 'a document has no apiVersion or kind' \
-        DRA0004 'a kind dractl does not read in a DRA API group, or a near miss of one it reads; the document is skipped' \
+        DRA0004 'a kind the Kubernetes release does not serve in a DRA API group, or a near miss of a kind dractl reads (no matches for kind)' \
         DRA0005 'a mapping repeats a key' \
         DRA0006 'the file is not valid UTF-8 (or UTF-16/32 with a BOM)' \
         DRA0007 'the file holds no documents' \
@@ -25,6 +25,7 @@ function __dractl_codes
         DRA0104 'value violates the schema (format, range, enum)' \
         DRA0105 'the apiVersion of a kind is not served by the selected Kubernetes version' \
         DRA0106 'required integer/boolean field omitted (the API server decodes it as 0/false)' \
+        DRA0107 'the object has the shape of another apiVersion of its kind (change apiVersion)' \
         DRA0999 'internal error in a dractl check (please report it)' \
         DRA1001 'a claim has more than 32 requests' \
         DRA1002 'request name is not a DNS label' \

@@ -485,6 +485,10 @@ def _syntax_error(exc: yaml.YAMLError, offset: int, out: ParsedSource, segment: 
     if mark is not None and _char_at(segment, mark.line, mark.column) == "\t":
         problem += ": a tab (YAML indents with spaces only)"
     context = f" ({exc.context})" if exc.context else ""
+    if mark is not None and segment and not problem.endswith("spaces only)"):
+        from dractl.load.indentation import hint  # only for files with a syntax error
+
+        context += hint(segment, mark.line)
     # libyaml's own depth guard is a nesting finding, not a syntax error.
     code = C_DEPTH if "nesting depth" in problem else C_SYNTAX
     out.findings.append(Finding(ERROR, code, f"{problem}{context}", file=out.name,

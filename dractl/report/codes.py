@@ -11,6 +11,7 @@ _CODE_MODULES = (
     "dractl.load.parse",
     "dractl.validate.pipeline",
     "dractl.validate.schema",
+    "dractl.validate.fieldhints",
     "dractl.validate.rules",
     "dractl.validate.refs",
     "dractl.validate.envlints",

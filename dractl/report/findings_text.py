@@ -41,8 +41,7 @@ def _header(f: Finding) -> Styled:
 
 def _body(f: Finding) -> Styled:
     text = Styled()
-    field = f.field
-    text.append(safe_line(f"{field}: {f.message}" if field else f.message))
+    text.append(safe_line(f.text))
     if f.kind:
         obj = f"{f.namespace}/{f.name}" if f.namespace else f.name
         text.append(safe_line(f"  ({f.kind} {obj})".rstrip()), style="dim")

@@ -43,7 +43,7 @@ def annotation(f: Finding) -> str:
             if f.column:
                 props.append(f"col={f.column}")
     props.append(f"title={escape_property(f.code)}")
-    message = f"{f.field}: {f.message}" if f.field else f.message
+    message = f.text
     if f.kind:
         obj = f"{f.namespace}/{f.name}" if f.namespace else f.name
         message += f" ({f.kind} {obj})".rstrip(" ") if obj else f" ({f.kind})"

@@ -50,8 +50,7 @@ def finding_text(f: Finding) -> str:
     where = f.file or "<input>"
     if f.line:
         where += f":{f.line}:{f.column}"
-    field = f"{f.field}: " if f.field else ""
-    return f"{where}: {f.severity} {f.code} {field}{f.message}"
+    return f"{where}: {f.severity} {f.code} {f.text}"
 
 
 def _case_name(d: DocInfo) -> str:
@@ -141,7 +140,7 @@ def _testcase(classname: str, case: str, fs: list[Finding]) -> str:
     out = [start + ">"]
     if errors:
         first = errors[0]
-        message = f"{first.code} {first.field + ': ' if first.field else ''}{first.message}"
+        message = f"{first.code} {first.text}"
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more error{'s' * (len(errors) > 2)})"
         out.append(f"      <failure type={_attr(first.code)} message={_attr(message)}>"

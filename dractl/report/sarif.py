@@ -77,7 +77,7 @@ def rule(doc: RuleDoc) -> dict:
 
 
 def result(f: Finding, rule_index: int) -> dict:
-    message = f"{f.field}: {f.message}" if f.field else f.message
+    message = f.text
     out: dict = {
         "ruleId": f.code,
         "ruleIndex": rule_index,

@@ -194,7 +194,11 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             _emit(out, doc, checked, ignored, policy, force_invalid=True)
             continue
         schema_findings, drops = checked[0]
-        view = _view(doc, drops)
+        checked_doc = doc
+        if any(f.code == "DRA0101" for f in schema_findings):  # rare: hints cost nothing otherwise
+            checked_doc, schema_findings, drops = _unknown_fields(doc, schemas, schema_findings,
+                                                                  drops, gates.version)
+        view = _view(checked_doc, drops)
         found.extend(schema_findings)
         found.extend(_guarded("rules", view, lambda: check_document(model_of(view), ctx)))  # noqa: B023
         out.documents.append(view)
@@ -229,6 +233,23 @@ def _not_read(out: Validated, schemas, api_version: str, kind: str, release: str
         out.skipped[kind] = out.skipped.get(kind, 0) + 1
         return []
     return [unknown]
+
+
+def _unknown_fields(doc: Document, schemas, findings: list[Finding], drops: list, release: str):
+    """(document to check, schema findings, drops) for a document with unknown fields: checked
+    as the apiVersion whose shape it has when one fits (a v1 claim under v1beta1), with DRA0107
+    saying so; else its own findings with hints (dractl.validate.fieldhints)."""
+    from dractl.validate import fieldhints
+
+    candidate = fieldhints.other_shape(doc.data, schemas, doc.api_version, doc.kind)
+    if candidate is None:
+        return doc, fieldhints.explain_unknown_fields(findings, doc, schemas, release), drops
+    unknown = [f for f in findings if f.code == "DRA0101"]
+    data = dict(doc.data, apiVersion=candidate)
+    other = Document(data, doc.file, doc.index, doc.line, doc.column, doc.prefix, doc.positions)
+    found, drops = schemas.check(data)
+    shape = fieldhints.other_shape_finding(doc.api_version, candidate, doc.kind, unknown)
+    return other, [shape] + found, drops
 
 
 C_UNKNOWN_KIND = "DRA0004"  # registered by dractl.load.parse with the loader's codes
