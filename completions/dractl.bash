@@ -30,7 +30,7 @@ _dractl_candidates() {
         validate)
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
-                -o|--output) _dractl_words 'text json junit sarif github' "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml junit sarif github concise gitlab' "$cur"; return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
                 --min-compatibility-version) return ;;
@@ -47,7 +47,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --min-compatibility-version --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --min-compatibility-version --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics -v --verbose --exclude --force-exclude --no-default-exclude --list-files -j --jobs --config --no-config --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -55,7 +55,7 @@ _dractl_candidates() {
         allocate)
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
-                -o|--output) _dractl_words 'text json yaml html junit sarif github' "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml html junit sarif github concise gitlab' "$cur"; return ;;
                 --node) return ;;
                 --node-order) _dractl_words 'first least-allocated most-allocated' "$cur"; return ;;
                 --explain) return ;;
@@ -77,7 +77,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --min-compatibility-version --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --min-compatibility-version --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude --no-default-exclude --list-files -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -85,7 +85,7 @@ _dractl_candidates() {
         env)
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
-                -o|--output) _dractl_words 'text json' "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml' "$cur"; return ;;
                 --metadata-versions) return ;;
                 --node) return ;;
                 --timeout) return ;;

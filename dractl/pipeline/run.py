@@ -42,6 +42,7 @@ class CheckOptions:
     stdin: BinaryIO | None = None        # what "-" reads (default: sys.stdin)
     kinds: "KindFilter | None" = None    # --skip-kinds / --reject-kinds
     strict_inventory: bool = False       # errors on inventory objects stay errors
+    default_exclude: bool = True         # leave out Helm charts, Kustomize and package files
 
 
 @dataclass
@@ -75,7 +76,7 @@ def check(paths: list[str], options: CheckOptions, *,
                          extra_ignore=options.extra_ignore,
                          explicit_excluded=options.explicit_excluded, progress=options.progress,
                          aliases=aliases, stdin=options.stdin, kinds=options.kinds, inventory=policy,
-                         while_waiting=while_waiting)
+                         while_waiting=while_waiting, default_exclude=options.default_exclude)
     findings = run.validated.findings
     if options.strict:
         # --strict is about what the user applies; inventory findings follow --strict-inventory.
@@ -83,7 +84,8 @@ def check(paths: list[str], options: CheckOptions, *,
                     if f.severity == WARNING and not policy.from_inventory_file(f.file) else f
                     for f in findings]
     return Result(VALIDATE, findings, run.validated, run.docs, run.files, run.documents_read,
-                  run.usage_errors, run.io_errors, gates=options.gates)
+                  run.usage_errors, run.io_errors, gates=options.gates, not_read=run.not_read,
+                  inventory_sources=policy.sources)
 
 
 def check_with_inventory(paths: list[str], options: CheckOptions,

@@ -60,7 +60,8 @@ def finding_lines(f: Finding, width: int | None) -> list[Styled]:
 
 
 def summary_line(files: int, documents: int, errors: int, warnings: int,
-                 skipped: dict[str, int] | None = None) -> Styled:
+                 skipped: dict[str, int] | None = None,
+                 not_read: dict[str, int] | None = None) -> Styled:
     text = Styled()
     text.append(f"{files} file{'s' * (files != 1)}, {documents} document{'s' * (documents != 1)}: ")
     text.append(f"{errors} error{'s' * (errors != 1)}", style="bold red" if errors else "green")
@@ -68,7 +69,16 @@ def summary_line(files: int, documents: int, errors: int, warnings: int,
     text.append(f"{warnings} warning{'s' * (warnings != 1)}", style="yellow" if warnings else "")
     if skipped:
         text.append(skipped_text(skipped), style="dim")
+    if not_read:
+        text.append(not_read_text(not_read), style="dim")
     return text
+
+
+def not_read_text(not_read: dict[str, int]) -> str:
+    """`; 4 files not read (Helm chart 3, Kustomize 1)`: what the default excludes left out."""
+    total = sum(not_read.values())
+    shown = ", ".join(f"{what} {n}" for what, n in sorted(not_read.items(), key=lambda i: (-i[1], i[0])))
+    return f"; {total} file{'s' * (total != 1)} not read ({shown})"
 
 
 def skipped_text(skipped: dict[str, int]) -> str:
@@ -159,7 +169,27 @@ def report(result: "Result", view: "View") -> "Drawing":
         print_findings(console, result.findings, quiet=view.quiet)
         if not view.quiet and any(f.severity != INFO for f in result.findings):  # info: machine formats only
             console.print()
+        if getattr(view, "verbose", False):
+            print_objects(console, result)
         console.print(summary_line(result.files, result.documents_read, result.errors(),
-                                   result.warnings(), result.validated.skipped))
+                                   result.warnings(), result.validated.skipped,
+                                   result.not_read.counts if result.not_read else None))
 
     return Drawing(draw, plain=True)  # lines and strings only
+
+
+def print_objects(console, result) -> None:
+    """--verbose: every document read and its result (kubeconform's -verbose), then a blank line."""
+    from dractl.report.objects import object_results
+
+    rows = object_results(result.findings, result.docs)
+    for d, outcome in rows:
+        obj = f"{d.namespace}/{d.name}" if d.namespace else d.name
+        what = f"{d.kind} {obj}".strip() or f"document {d.index + 1}"
+        line = Styled().append(safe_line(f"{d.file}:{d.line}:{d.column}"), "bold").append("  ")
+        line.append(safe_line(what)).append("  ")
+        style = "bold red" if outcome.startswith("invalid") else "dim" if outcome.startswith("skipped") \
+            else "green"
+        console.print(line.append(safe_line(outcome), style), soft_wrap=True)
+    if rows:
+        console.print()

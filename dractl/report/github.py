@@ -54,7 +54,9 @@ def annotation(f: Finding) -> str:
 
 
 def render(findings: list[Finding]) -> str:
-    return "".join(annotation(f) + "\n" for f in findings)
+    """One annotation per finding; the same annotation twice (the same message at the same
+    place) is shown once, as GitHub would show it twice."""
+    return "".join(line + "\n" for line in dict.fromkeys(annotation(f) for f in findings))
 
 
 def report(result, view) -> str:

@@ -74,3 +74,10 @@ def report_json(result, view) -> str:
     from dractl.report.findings_json import dumps
 
     return dumps(upgrade_document(result))
+
+
+def report_yaml(result, view) -> str:
+    """The upgrade check's `-o json` document as YAML."""
+    import yaml
+
+    return yaml.safe_dump(upgrade_document(result), sort_keys=False, allow_unicode=False, width=1000)

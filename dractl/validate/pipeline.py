@@ -142,6 +142,7 @@ class Validated:
     files: int = 0
     documents_read: int = 0
     skipped: dict[str, int] = field(default_factory=dict)      # kind -> documents not DRA-related
+    skipped_docs: dict[int, str] = field(default_factory=dict)  # id() of skipped documents -> why
 
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
@@ -180,12 +181,15 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             continue
         if kinds is not None and kinds.skips(api_version, kind):
             out.skipped[kind] = out.skipped.get(kind, 0) + 1
+            out.skipped_docs[id(doc)] = "--skip-kinds"
             continue
         status = schemas.lookup(api_version, kind)
         if status != "served":
             found = _not_read(out, schemas, api_version, kind, gates.version)
             if found:
                 _emit(out, doc, found, ignored, policy)
+            else:
+                out.skipped_docs[id(doc)] = f"dractl does not read {kind} ({api_version})"
             continue
         checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])  # noqa: B023 (called at once)
         if len(checked) != 1 or not isinstance(checked[0], tuple):

@@ -238,7 +238,9 @@ def test_sarif_rules_come_from_the_code_table(dractl, tree):
     doc = json.loads(dractl("validate", tree.name, "-o", "sarif", cwd=tree.parent).out)
     driver = doc["runs"][0]["tool"]["driver"]
     table = {r.code: r for r in all_codes()}
-    assert [r["id"] for r in driver["rules"]] == sorted(table)
+    # Only the rules that fired (the whole table made 550 KB for 13 findings), each in full.
+    assert [r["id"] for r in driver["rules"]] == sorted({r["ruleId"] for r in doc["runs"][0]["results"]})
+    assert "DRA1002" in table and len(driver["rules"]) < len(table)
     rule = next(r for r in driver["rules"] if r["id"] == "DRA1002")
     assert table["DRA1002"].summary.lower() in rule["shortDescription"]["text"].lower()
     assert "--ignore DRA1002" in rule["help"]["text"]
@@ -280,7 +282,8 @@ def test_allocate_ci_formats_report_scheduling_failures(dractl, tmp_path):
     plain = json_findings(dractl(*args, "-o", "json", cwd=tmp_path).out)
     assert plain <= found
     suites = {s.get("name"): s for s in root.iter("testsuite")}
-    assert "builtin:example-gpu" in suites  # not the machine's site-packages path
+    # Inventory objects without findings are cluster state, not test cases of the manifests.
+    assert list(suites) == ["pods.yaml"] and "site-packages" not in junit.out
     pod_cases = {c.get("name"): c for c in suites["pods.yaml"].iter("testcase")}
     assert pod_cases["Pod default/trainer"].find("failure") is not None
     assert pod_cases["ResourceClaim default/too-many"].find("failure") is None
