@@ -109,9 +109,19 @@ def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | N
         typer.echo("dractl: warning: no files were checked (every path was excluded or holds no "
                    "*.yaml, *.yml or *.json)", err=True)
     finish(text, draw, golden=golden, update=update, no_color=mode == "never",
-           usage_errors=result.usage_errors, usage_failed=result.usage_failed,
+           usage_errors=[] if _findings_on_stdout(output, statistics, golden, result.command)
+           else result.usage_errors,
+           usage_failed=result.usage_failed,
            failed=result.failed() and not exit_zero, color=mode,
            golden_allow_outside=golden_allow_outside)
+
+
+def _findings_on_stdout(output: str, statistics: bool, golden: str | None, command: str) -> bool:
+    """Whether standard output already shows every unreadable path as a finding a person reads
+    (text, concise): then it is not repeated on standard error. Machine formats (often redirected
+    to a file), counts, golden comparisons and env --metadata (which shows no findings) keep the
+    stderr line."""
+    return output in ("text", "concise") and not statistics and not golden and command != "metadata"
 
 
 def list_files(paths: list[str], settings) -> None:

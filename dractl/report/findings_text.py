@@ -48,11 +48,12 @@ def _body(f: Finding) -> Styled:
     return text
 
 
-def finding_lines(f: Finding, width: int | None) -> list[Styled]:
+def finding_lines(f: Finding, width: int | None, split: bool | None = None) -> list[Styled]:
     """One line when it fits (or off a terminal); otherwise the location, code and severity
-    on the first line and the message below it, indented and broken at spaces."""
+    on the first line and the message below it, indented and broken at spaces. split: the
+    report's choice for all its findings (True: every finding in two parts, False: none)."""
     line = finding_line(f)
-    if width is None or cells(line.plain) <= width:
+    if width is None or split is False or (split is None and cells(line.plain) <= width):
         return [line]
     header = _header(f)
     header.segments[-1] = (header.segments[-1][0].rstrip(), header.segments[-1][1])
@@ -87,7 +88,8 @@ def skipped_text(skipped: dict[str, int]) -> str:
     total = sum(skipped.values())
     kinds = sorted(skipped.items(), key=lambda item: (-item[1], item[0]))
     shown = ", ".join(f"{safe_line(kind)} {count}" for kind, count in kinds[:5])
-    more = f", {len(kinds) - 5} more kinds" if len(kinds) > 5 else ""
+    rest = len(kinds) - 5
+    more = f", {rest} more kind{'s' * (rest != 1)}" if rest > 0 else ""
     return f"; {total} skipped ({shown}{more})"
 
 
@@ -100,11 +102,15 @@ def print_findings(console: "Console | PlainConsole", findings: list[Finding], *
     width = terminal_width(console)
     shown = [f for f in findings if not (quiet and f.severity != ERROR)
              and not (f.severity == INFO and not show_info)]
-    for f in collapse(shown):
+    shown = collapse(shown)
+    # One layout for the whole report: at a width where some findings fit on a line and others
+    # do not, alternating one-line and two-line findings is hard to scan.
+    split = width is not None and any(cells(finding_line(f).plain) > width for f in shown)
+    for f in shown:
         if last_file is not None and f.file != last_file:
             console.print()
         last_file = f.file
-        for line in finding_lines(f, width):
+        for line in finding_lines(f, width, split):
             console.print(line, soft_wrap=True)
 
 

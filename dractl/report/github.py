@@ -54,9 +54,17 @@ def annotation(f: Finding) -> str:
 
 
 def render(findings: list[Finding]) -> str:
-    """One annotation per finding; the same annotation twice (the same message at the same
-    place) is shown once, as GitHub would show it twice."""
-    return "".join(line + "\n" for line in dict.fromkeys(annotation(f) for f in findings))
+    """One annotation per finding; the same finding twice (same place, code, message and
+    object) is annotated once, as GitHub would show it twice."""
+    seen: set = set()
+    out = []
+    for f in findings:
+        key = (f.file, f.line, f.column, f.code, f.severity, f.message, f.path, f.kind, f.namespace,
+               f.name)
+        if key not in seen:
+            seen.add(key)
+            out.append(annotation(f) + "\n")
+    return "".join(out)
 
 
 def report(result, view) -> str:
