@@ -19,6 +19,8 @@ function __dractl_codes
         DRA0014 'an item of a List is not a mapping' \
         DRA0015 'a document of a kind rejected with --reject-kinds' \
         DRA0016 'a JSON string holds a lone UTF-16 surrogate escape (read as U+FFFD, like the API server)' \
+        DRA0017 'a suppression (# dractl: ignore, dractl.io/ignore) that covers no finding' \
+        DRA0018 'a suppression names something that is not a finding code' \
         DRA0101 'unknown field (strict decoding, as kubectl --validate=strict)' \
         DRA0102 'value has the wrong type for its field' \
         DRA0103 'required field missing' \

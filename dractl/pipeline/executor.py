@@ -74,6 +74,7 @@ class _ChunkResult:
     files: int
     documents_read: int
     skipped: dict = None             # kind -> documents of kinds that are not DRA's
+    suppressions: object = None      # the chunk's inline suppressions, or None
 
 
 def default_jobs() -> int:
@@ -299,7 +300,9 @@ def _count_files(items) -> int:
 def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
                  kinds=None, inventory: InventoryPolicy = NO_INVENTORY) -> _ChunkResult:
     load = load_items(items, limits)
-    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds, inventory=inventory)
+    suppressions = scan_suppressions(items, load.documents)
+    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds, inventory=inventory,
+                                   suppressions=suppressions)
     invalid = [i for i, d in enumerate(validated.documents) if id(d) in validated.invalid]
     return _ChunkResult(
         findings=validated.findings,
@@ -308,7 +311,24 @@ def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
         invalid_codes=[validated.invalid.codes.get(id(validated.documents[i]), ()) for i in invalid],
         docs=[DocInfo.of(d, validated.skipped_docs.get(id(d), "")) for d in load.documents],
         usage_errors=load.usage_errors, io_errors=load.io_errors, files=load.files,
-        documents_read=load.documents_read, skipped=validated.skipped)
+        documents_read=load.documents_read, skipped=validated.skipped, suppressions=suppressions)
+
+
+def scan_suppressions(items, documents: list[Document]):
+    """The inline suppressions of the chunk's files (dractl.validate.suppress); None when no
+    file mentions dractl, which a byte search tells."""
+    if not any(isinstance(i, Source) and b"dractl" in i.data for i in items):
+        return None
+    from dractl.validate.suppress import Suppressions, scan
+
+    by_file: dict[str, list[Document]] = {}
+    for d in documents:
+        by_file.setdefault(d.file, []).append(d)
+    found = Suppressions()
+    for item in items:
+        if isinstance(item, Source):
+            found.extend(scan(item.name, item.data, by_file.get(item.name, [])))
+    return found
 
 
 def _worker_init() -> None:
@@ -516,6 +536,12 @@ def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate,
            inventory: InventoryPolicy = NO_INVENTORY) -> Run:
     out = Validated()
     run = Run(validated=out)
+    if any(r.suppressions is not None for r in results):
+        from dractl.validate.suppress import Suppressions
+
+        out.suppressions = Suppressions()
+        for r in results:
+            out.suppressions.extend(r.suppressions)
     for r in results:
         base = len(out.documents)
         out.documents.extend(r.documents)

@@ -12,6 +12,7 @@ _CODE_MODULES = (
     "dractl.validate.pipeline",
     "dractl.validate.schema",
     "dractl.validate.fieldhints",
+    "dractl.validate.suppress",
     "dractl.validate.rules",
     "dractl.validate.refs",
     "dractl.validate.envlints",

@@ -15,10 +15,11 @@ from dractl.findings import Finding
 
 def findings_document(findings: list[Finding], files: int, documents: int,
                       skipped: dict[str, int] | None = None,
-                      not_read: dict[str, int] | None = None) -> dict:
-    """`skipped` (kind -> documents of kinds dractl does not read) and `notRead` (what sort of
-    file -> files the default excludes left out) are only present when some were, so that
-    outputs without such documents keep their exact shape."""
+                      not_read: dict[str, int] | None = None, suppressed: int = 0) -> dict:
+    """`skipped` (kind -> documents of kinds dractl does not read), `notRead` (what sort of
+    file -> files the default excludes left out) and `suppressed` (findings the manifests' own
+    suppressions covered) are only present when some were, so that outputs without them keep
+    their exact shape."""
     summary = {
         "files": files,
         "documents": documents,
@@ -29,6 +30,8 @@ def findings_document(findings: list[Finding], files: int, documents: int,
         summary["skipped"] = dict(sorted(skipped.items()))
     if not_read:
         summary["notRead"] = dict(sorted(not_read.items()))
+    if suppressed:
+        summary["suppressed"] = suppressed
     return {"findings": [f.to_json() for f in findings], "summary": summary}
 
 
@@ -75,9 +78,12 @@ def report(result, view) -> str:
 
 
 def _document(result, view) -> dict:
+    from dractl.report.findings_text import suppressed_count
+
     doc = findings_document(result.findings, result.files, result.documents_read,
                             result.validated.skipped,
-                            result.not_read.counts if result.not_read else None)
+                            result.not_read.counts if result.not_read else None,
+                            suppressed_count(result))
     if getattr(view, "verbose", False):
         from dractl.report.objects import object_results
 

@@ -62,7 +62,7 @@ def finding_lines(f: Finding, width: int | None, split: bool | None = None) -> l
 
 def summary_line(files: int, documents: int, errors: int, warnings: int,
                  skipped: dict[str, int] | None = None,
-                 not_read: dict[str, int] | None = None) -> Styled:
+                 not_read: dict[str, int] | None = None, suppressed: int = 0) -> Styled:
     text = Styled()
     text.append(f"{files} file{'s' * (files != 1)}, {documents} document{'s' * (documents != 1)}: ")
     text.append(f"{errors} error{'s' * (errors != 1)}", style="bold red" if errors else "green")
@@ -72,6 +72,8 @@ def summary_line(files: int, documents: int, errors: int, warnings: int,
         text.append(skipped_text(skipped), style="dim")
     if not_read:
         text.append(not_read_text(not_read), style="dim")
+    if suppressed:
+        text.append(f"; {suppressed} suppressed", style="dim")
     return text
 
 
@@ -179,7 +181,8 @@ def report(result: "Result", view: "View") -> "Drawing":
             print_objects(console, result)
         console.print(summary_line(result.files, result.documents_read, result.errors(),
                                    result.warnings(), result.validated.skipped,
-                                   result.not_read.counts if result.not_read else None))
+                                   result.not_read.counts if result.not_read else None,
+                                   suppressed_count(result)))
 
     return Drawing(draw, plain=True)  # lines and strings only
 
@@ -199,3 +202,9 @@ def print_objects(console, result) -> None:
         console.print(line.append(safe_line(outcome), style), soft_wrap=True)
     if rows:
         console.print()
+
+
+def suppressed_count(result) -> int:
+    """Findings the manifests' own suppressions (dractl.validate.suppress) covered."""
+    suppressions = getattr(result.validated, "suppressions", None)
+    return suppressions.suppressed if suppressions is not None else 0

@@ -143,6 +143,7 @@ class Validated:
     documents_read: int = 0
     skipped: dict[str, int] = field(default_factory=dict)      # kind -> documents not DRA-related
     skipped_docs: dict[int, str] = field(default_factory=dict)  # id() of skipped documents -> why
+    suppressions: object = None    # dractl.validate.suppress.Suppressions of the inputs, or None
 
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
@@ -154,16 +155,20 @@ class Validated:
 def validate_documents(load: LoadResult, gates: FeatureGates, *,
                        ignore: Iterable[str] = (), refs: bool = True,
                        kinds: KindFilter | None = None,
-                       inventory: "InventoryPolicy | None" = None) -> Validated:
+                       inventory: "InventoryPolicy | None" = None,
+                       suppressions=None) -> Validated:
+    """suppressions: the inputs' inline suppressions (dractl.validate.suppress), which drop the
+    findings they cover."""
     from dractl.extensions import schemas_for  # heavy: schemas load lazily per kind
     from dractl.validate.rules import RuleContext, check_document
 
     schemas = schemas_for(gates)  # with dractl's opted-in extensions' overlays
     ctx = RuleContext(gates=gates, kube_version=gates.version)
-    out = Validated(files=load.files, documents_read=load.documents_read)
+    out = Validated(files=load.files, documents_read=load.documents_read, suppressions=suppressions)
     ignored = set(ignore)
     policy = inventory or NO_INVENTORY
-    out.findings.extend(f for f in load.findings if f.code not in ignored)
+    out.findings.extend(f for f in load.findings if f.code not in ignored
+                        and not (suppressions is not None and suppressions.covers(f)))
 
     for doc in load.documents:
         found: list[Finding] = []
@@ -381,9 +386,11 @@ def record(out: Validated, doc: Document, finding: Finding, line: int, column: i
             and finding.code not in NEVER_DEMOTED and policy.from_inventory_file(doc.file):
         shown = finding.located(severity=WARNING)
     who = who or doc  # the document as written: the type-safe view may lack its name
-    out.findings.append(shown.located(
-        file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
-        namespace=who.namespace, name=who.name))
+    located = shown.located(file=doc.file, line=line, column=column, api_version=who.api_version,
+                            kind=who.kind, namespace=who.namespace, name=who.name)
+    if out.suppressions is not None and out.suppressions.covers(located):
+        return  # the manifest says to ignore it: not reported, and not held against the object
+    out.findings.append(located)
     if makes_unusable(finding, inventory=inventory, kind=doc.kind):
         out.invalid.mark(id(doc), finding.code)
 
