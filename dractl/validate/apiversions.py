@@ -35,8 +35,12 @@ def group_of(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
-def _release_key(release: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in release.split("."))
+def position(release: str) -> int:
+    """Where a release stands among history.json's (oldest first); a release after the newest
+    it knows (a preview) stands after all of them. dractl checks only releases from the oldest
+    one history.json knows on, so no release stands before them."""
+    releases = history()["releases"]
+    return releases.index(release) if release in releases else len(releases)
 
 
 def served_range(api_version: str, kind: str) -> tuple[str, str] | None:
@@ -51,8 +55,8 @@ def served_in(span: tuple[str, str] | None, release: str) -> bool:
     if span is None:
         return False
     newest = history()["releases"][-1]
-    last = "99.99" if span[1] == newest else span[1]
-    return _release_key(span[0]) <= _release_key(release) <= _release_key(last)
+    return position(span[0]) <= position(release) and (span[1] == newest
+                                                        or position(release) <= position(span[1]))
 
 
 def describe_range(span: tuple[str, str]) -> str:

@@ -90,20 +90,20 @@ def _hint(path: tuple, doc, schemas, release: str) -> str:
 
 
 def _history_hint(definition: str, key: str, release: str) -> str:
-    from dractl.validate.apiversions import _release_key, history
+    from dractl.validate.apiversions import history, position
 
     span = history()["fields"].get(definition, {}).get(key)
     if span is None:
         return ""
     first, last = span
     releases = history()["releases"]
-    if _release_key(last) < _release_key(release):
+    if position(last) < position(release):
         gone = releases[releases.index(last) + 1]
         had = f"Kubernetes {first}" if first == last else f"Kubernetes {first} to {last}"
         text = f'; "{key}" was removed in Kubernetes {gone} ({had} had it)'
         instead = REPLACEMENTS.get((definition, key))
         return text + (f": {instead}" if instead else "")
-    if _release_key(first) > _release_key(release):
+    if position(first) > position(release):
         which = (f"Kubernetes {first} and later" if last == releases[-1]
                  else f"Kubernetes {first}" if first == last else f"Kubernetes {first} to {last}")
         return f'; "{key}" is a field of {which}, not of {release} (see --kube-version)'
