@@ -68,20 +68,27 @@ def other_shape_finding(api_version: str, candidate: str, kind: str, unknown: li
                    f"{api_version} one ({fields}): change apiVersion to {candidate}", ("apiVersion",))
 
 
+# Unknown fields of one document that get hints: as many as a report shows of one code on one
+# object (dractl.validate.pipeline.REPEATS_SHOWN), so that a document of thousands of unknown
+# fields costs no more than a readable one.
+HINTED = 100
+
+
 def explain_unknown_fields(findings: list[Finding], doc, schemas, release: str) -> list[Finding]:
     """`findings` with each unknown-field message completed by the hints that apply."""
-    out = []
+    walker = _Walker(schemas, doc.api_version, doc.kind)
+    out, hinted = [], 0
     for f in findings:
-        if f.code == UNKNOWN_FIELD and f.path:
-            hint = _hint(f.path, doc, schemas, release)
+        if f.code == UNKNOWN_FIELD and f.path and hinted < HINTED:
+            hinted += 1
+            hint = _hint(f.path, doc, walker, release)
             if hint:
                 f = replace(f, message=f.message + hint)
         out.append(f)
     return out
 
 
-def _hint(path: tuple, doc, schemas, release: str) -> str:
-    walker = _Walker(schemas, doc.api_version, doc.kind)
+def _hint(path: tuple, doc, walker: "_Walker", release: str) -> str:
     parent, key = path[:-1], str(path[-1])
     definition = walker.definition_at(parent)
     hints = [_history_hint(definition, key, release)] if definition else []
@@ -117,8 +124,9 @@ def _indentation_hint(walker: "_Walker", doc, parent: tuple, key: str) -> str:
     if not isinstance(mapping, dict):
         return ""
     found = doc.locate(parent + (key,))
+    known = walker.fields(parent)
     for sibling in mapping:
-        if sibling == key or not walker.has_field(parent + (sibling,), key):
+        if sibling == key or sibling not in known or not walker.has_field(parent + (sibling,), key):
             continue
         value = mapping[sibling]
         where = doc.locate(parent + (sibling,))
@@ -166,6 +174,7 @@ class _Walker:
         name = schemas.definition_name(api_version, kind)
         self.defs = schemas.schema_for(api_version, kind)["$defs"] if name else {}
         self.root = {"$ref": f"#/$defs/{name}"} if name else None
+        self._nodes: dict[tuple, tuple] = {}
 
     def _resolve(self, node: dict | None) -> tuple[dict | None, str | None]:
         name = None
@@ -177,6 +186,12 @@ class _Walker:
         return node, name
 
     def _node_at(self, path: tuple) -> tuple[dict | None, str | None]:
+        found = self._nodes.get(path)
+        if found is None:
+            found = self._nodes[path] = self._walk(path)
+        return found
+
+    def _walk(self, path: tuple) -> tuple[dict | None, str | None]:
         node, name = self._resolve(self.root)
         for elem in path:
             if node is None:
@@ -193,9 +208,12 @@ class _Walker:
     def definition_at(self, path: tuple) -> str | None:
         return self._node_at(path)[1]
 
-    def has_field(self, path: tuple, key: str) -> bool:
-        """Whether the object at `path` (or, for a list, its items) has a field `key`."""
+    def fields(self, path: tuple) -> dict:
+        """The fields of the object at `path` (or, for a list, of its items)."""
         node, _ = self._node_at(path)
         if isinstance(node, dict) and "items" in node:
             node, _ = self._resolve(node["items"])
-        return isinstance(node, dict) and key in node.get("properties", {})
+        return node.get("properties", {}) if isinstance(node, dict) else {}
+
+    def has_field(self, path: tuple, key: str) -> bool:
+        return key in self.fields(path)

@@ -24,6 +24,7 @@ byte search), so files without suppressions cost nothing.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from dractl.findings import WARNING, Finding, register
@@ -72,9 +73,11 @@ class Suppressions:
     by_file: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)
     suppressed: int = 0
+    _index: dict = field(default_factory=dict, repr=False)  # file -> (firsts, directives, reach)
 
     def add(self, directive: Directive) -> None:
         self.by_file.setdefault(directive.file, []).append(directive)
+        self._index.pop(directive.file, None)
 
     def extend(self, other: "Suppressions | None") -> None:
         if other is not None:
@@ -86,15 +89,30 @@ class Suppressions:
 
     def covers(self, finding: Finding) -> bool:
         """Whether a located finding is suppressed (and count it used)."""
-        directives = self.by_file.get(finding.file)
-        if not directives or finding.code in (C_UNUSED, C_UNKNOWN):
+        if finding.file not in self.by_file or finding.code in (C_UNUSED, C_UNKNOWN):
             return False
+        firsts, directives, reach = self._sorted(finding.file)
         hit = False
-        for d in directives:
-            hit = d.covers(finding) or hit
+        # Directives starting at or before the line, newest first, as long as one of them (or
+        # an earlier one) reaches it: disjoint objects and blocks are looked at once each.
+        i = bisect_right(firsts, finding.line) - 1
+        while i >= 0 and reach[i] >= finding.line:
+            hit = directives[i].covers(finding) or hit
+            i -= 1
         if hit:
             self.suppressed += 1
         return hit
+
+    def _sorted(self, file: str) -> tuple:
+        found = self._index.get(file)
+        if found is None:
+            directives = sorted(self.by_file[file], key=lambda d: (d.first, d.last))
+            reach, furthest = [], 0
+            for d in directives:
+                furthest = max(furthest, d.last)
+                reach.append(furthest)
+            found = self._index[file] = ([d.first for d in directives], directives, reach)
+        return found
 
     def unused(self, ignored_for) -> list[Finding]:
         """DRA0017 for every code of a suppression that covered nothing, except codes the run
@@ -121,12 +139,13 @@ def scan(name: str, data: bytes, documents: list) -> Suppressions | None:
     lines = text.replace("\r\n", "\n").split("\n")
     out = Suppressions()
     starts = sorted(d.line for d in documents)
+    targets = _Targets(lines, starts)
     for number, line in enumerate(lines, 1):
         if "dractl:" in line:
             for m in _COMMENT.finditer(line):
-                _comment(out, name, lines, number, m, starts)
+                _comment(out, name, lines, number, m, targets)
     for doc in documents:
-        _annotation(out, name, doc, starts, len(lines))
+        _annotation(out, name, doc, targets)
     return out if out.by_file or out.findings else None
 
 
@@ -153,7 +172,7 @@ def _codes(out: Suppressions, name: str, text: str | None, line: int, column: in
     return tuple(dict.fromkeys(known))
 
 
-def _comment(out: Suppressions, name: str, lines: list[str], number: int, m, starts: list) -> None:
+def _comment(out: Suppressions, name: str, lines: list[str], number: int, m, targets) -> None:
     column = m.start() + 1
     codes = _codes(out, name, m.group(2), number, column)
     if not codes:
@@ -164,44 +183,69 @@ def _comment(out: Suppressions, name: str, lines: list[str], number: int, m, sta
     elif line[:m.start()].strip():
         out.add(Directive(name, number, column, codes, number, number, "# dractl: ignore"))
     else:
-        first, last = _block_after(lines, number, starts)
+        first, last = targets.block_after(number)
         out.add(Directive(name, number, column, codes, first, last, "# dractl: ignore"))
 
 
 def _is_content(line: str) -> bool:
     stripped = line.strip()
-    return bool(stripped) and not stripped.startswith("#")
+    return bool(stripped) and not stripped.startswith("#") and stripped not in ("---", "...")
 
 
-def _block_after(lines: list[str], number: int, starts: list) -> tuple[int, int]:
-    """The lines a comment alone on line `number` covers: the next content line and the block
-    it opens, or the whole object when that line starts one (blank lines, comments and a `---`
-    between them are passed over)."""
-    target = number + 1
-    while target <= len(lines):
-        row = lines[target - 1].strip()
-        if row and not row.startswith("#") and row not in ("---", "..."):
-            break
-        target += 1
-    if target > len(lines):
-        return number, number
-    if target in starts:
-        later = [s for s in starts if s > target]
-        return target, (later[0] - 1 if later else len(lines))
-    text = lines[target - 1]
-    indent = len(text) - len(text.lstrip(" "))
-    last = target
-    for i in range(target + 1, len(lines) + 1):
-        row = lines[i - 1]
-        if not _is_content(row):
-            continue
-        if row.strip() in ("---", "...") or len(row) - len(row.lstrip(" ")) <= indent:
-            break
-        last = i
-    return target, last
+class _Targets:
+    """What a comment alone on a line covers, computed once per file and per target line, so
+    that a file of many suppression comments is read in linear time."""
+
+    def __init__(self, lines: list[str], starts: list[int]) -> None:
+        self.lines, self.starts = lines, starts
+        self._next: list[int] | None = None
+        self._blocks: dict[int, tuple[int, int]] = {}
+
+    def object_end(self, line: int) -> int:
+        """The last line of the object starting at `line` (before the next one starts)."""
+        i = bisect_right(self.starts, line)
+        return self.starts[i] - 1 if i < len(self.starts) else len(self.lines)
+
+    def _next_content(self) -> list[int]:
+        if self._next is None:  # next[n]: the first content line after line n (one backward pass)
+            nxt = [0] * (len(self.lines) + 2)
+            following = len(self.lines) + 1
+            for n in range(len(self.lines), 0, -1):
+                nxt[n] = following
+                if _is_content(self.lines[n - 1]):
+                    following = n
+            nxt[0] = following
+            self._next = nxt
+        return self._next
+
+    def block_after(self, number: int) -> tuple[int, int]:
+        """The next content line after `number` and the block it opens, or the whole object when
+        that line starts one (blank lines, comments and a `---` between them passed over)."""
+        target = self._next_content()[number]
+        if target > len(self.lines):
+            return number, number
+        found = self._blocks.get(target)
+        if found is None:
+            found = self._blocks[target] = self._block(target)
+        return found
+
+    def _block(self, target: int) -> tuple[int, int]:
+        i = bisect_right(self.starts, target) - 1
+        if i >= 0 and self.starts[i] == target:
+            return target, self.object_end(target)
+        text = self.lines[target - 1]
+        indent = len(text) - len(text.lstrip(" "))
+        last, row = target, self._next_content()[target]
+        while row <= len(self.lines):
+            line = self.lines[row - 1]
+            if len(line) - len(line.lstrip(" ")) <= indent:
+                break
+            last, row = row, self._next_content()[row]
+        end = self.object_end(target)
+        return target, min(last, end)
 
 
-def _annotation(out: Suppressions, name: str, doc, starts: list, total: int) -> None:
+def _annotation(out: Suppressions, name: str, doc, targets: _Targets) -> None:
     metadata = doc.data.get("metadata") if isinstance(doc.data, dict) else None
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
     value = annotations.get(ANNOTATION) if isinstance(annotations, dict) else None
@@ -210,6 +254,5 @@ def _annotation(out: Suppressions, name: str, doc, starts: list, total: int) -> 
     line, column = doc.locate(("metadata", "annotations", ANNOTATION))
     codes = _codes(out, name, value, line, column)
     if codes:
-        later = [s for s in starts if s > doc.line]
-        out.add(Directive(name, line, column, codes, doc.line, later[0] - 1 if later else total,
+        out.add(Directive(name, line, column, codes, doc.line, targets.object_end(doc.line),
                           f"annotation {ANNOTATION}"))
