@@ -120,10 +120,10 @@ def test_repeated_keys_are_folded_and_memory_stays_linear(tmp_path):
         assert len(run.out) < 1_500_000, len(run.out)  # SARIF: the code table is 0.6 MB
         assert "... and 149,900 more duplicate fields in this document" in run.out
         assert_linear_memory(run, len(data))
-    report = __import__("json").loads(run_inproc(["validate", "-", "-o", "json", "--no-config"],
-                                                 stdin=data, time_limit=120).out)
-    assert [f["code"] for f in report["findings"]].count("DRA0005") == 101
-    assert report["summary"]["documents"] == 2
+        if fmt == "json":
+            report = __import__("json").loads(run.out)
+            assert [f["code"] for f in report["findings"]].count("DRA0005") == 101
+            assert report["summary"]["documents"] == 2
 
 
 def test_repeated_keys_in_json_are_folded_too(tmp_path, monkeypatch):
