@@ -52,11 +52,14 @@ AVAILABLE = ryml is not None
 # Characters rapidyaml and libyaml treat differently, or that rapidyaml's JSON cannot carry.
 _UNSUPPORTED_CHARACTERS = ("\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff")
 # Node properties (tag `!`, anchor `&`, alias `*`), complex keys `?`, directives `%`, the
-# reserved `@` and backquote, and flow indicators no plain scalar starts with (rapidyaml reads
+# reserved `@` and backquote, block scalars' headers, and flow indicators no plain scalar starts with (rapidyaml reads
 # `]a` as a string; libyaml refuses it): what they mean only at the start of a token, that is
 # after one of _TOKEN_BEFORE (a closing bracket right after its opening one is an empty
 # collection).
-_INDICATORS = re.compile(r"[!&*?%@`\]},]")
+_INDICATORS = re.compile(r"[!&*?%@`\]},|>]")
+_FLOW_EMPTY_KEY_OR_VALUE = re.compile(r"[\[{,][ \n]*:|:[\]},]")
+# A block scalar's header: chomping and indentation indicators, then at most a comment.
+_BLOCK_HEADER = re.compile(r"[|>](?:[-+][1-9]?|[1-9][-+]?)?(?:[ ]+(?:#.*)?)?")
 _TOKEN_BEFORE = frozenset("\n:-?,[{")
 _CLOSING_BEFORE = frozenset("\n:-?,")
 # Numbers whose YAML 1.1 reading rapidyaml's JSON does not keep (see the module's docstring).
@@ -103,6 +106,10 @@ def read(text: str, max_depth: int) -> Read | None:
     except orjson.JSONDecodeError:
         return None
     values = value if stream else [value]
+    # A document that is one scalar is a finding anyway, and rapidyaml reads `"x"!` there
+    # as "" where libyaml finds a syntax error: libyaml reads such files.
+    if any(type(v) is not dict and type(v) is not list and v is not None for v in values):
+        return None
     if len(values) != len(starts) or _keys_written(written) != _keys_built(values):
         return None
     return Read([(v, line, column) for v, (line, column) in zip(values, starts, strict=True)],
@@ -136,12 +143,20 @@ def _needs_libyaml(text: str) -> bool:
         return True
     if "\n..." in text or text.startswith("..."):
         return True
+    if ("[" in text or "{" in text) and _FLOW_EMPTY_KEY_OR_VALUE.search(text):
+        return True  # `[:`, `[a:]`: rapidyaml reads an empty key or value, libyaml refuses
     if not text.endswith("\n") and ("|" in text or ">" in text):
         return True  # a block scalar on the last line: libyaml keeps no line break, rapidyaml one
     for match in _INDICATORS.finditer(text):
-        if _at_token_start(text, match.start(),
-                           _CLOSING_BEFORE if match.group() in "]}" else _TOKEN_BEFORE):
+        char = match.group()
+        if not _at_token_start(text, match.start(),
+                               _CLOSING_BEFORE if char in "]}" else _TOKEN_BEFORE):
+            continue
+        if char not in "|>":
             return True
+        end = text.find("\n", match.start())
+        if not _BLOCK_HEADER.fullmatch(text, match.start(), end if end >= 0 else len(text)):
+            return True  # rapidyaml reads `|2  x` as an empty string, libyaml refuses it
     return False
 
 

@@ -162,8 +162,10 @@ def yaml_texts(draw):
     text += draw(st.sampled_from(["", "\n", "\n---\n", "\n# tail\n", "\n...\n"]))
     for _ in range(draw(st.integers(0, 2))):  # break it a little
         at = draw(st.integers(0, len(text)))
-        edit = draw(st.sampled_from(["", " ", "\t", ":", "- ", "#", "\n", '"', "'", "[", "{",
-                                     "]", "&", "*", "!", "?", "\n  ", "x: y\n", "\r\n", "-.1"]))
+        edit = draw(st.one_of(
+            st.sampled_from(["", " ", "\t", ":", "- ", "#", "\n", '"', "'", "[", "{", "]", "&",
+                             "*", "!", "?", "\n  ", "x: y\n", "\r\n", "-.1", "|2 x", '"x"!']),
+            st.text(alphabet=" -:[]{},#&*!|>'\"?%@`\nxy01.\\", max_size=3)))
         cut = draw(st.integers(0, 2))
         text = text[:at] + edit + text[at + cut:]
     return text
