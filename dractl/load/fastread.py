@@ -62,6 +62,9 @@ _FLOW_EMPTY_KEY_OR_VALUE = re.compile(r"[\[{,][ \n]*:|:[\]},]")
 _BLOCK_HEADER = re.compile(r"[|>](?:[-+][1-9]?|[1-9][-+]?)?(?:[ ]+(?:#.*)?)?")
 _TOKEN_BEFORE = frozenset("\n:-?,[{")
 _CLOSING_BEFORE = frozenset("\n:-?,")
+# (at the start of a line, `|| x` and `>= 0` go on a plain scalar; a document that is one
+# block scalar is read by libyaml anyway)
+_HEADER_BEFORE = frozenset(":-?,[{")
 # Numbers whose YAML 1.1 reading rapidyaml's JSON does not keep (see the module's docstring).
 _NUMBER_SHAPE = bytes(48 if 48 <= b <= 57 else 101 if b in (69, 101) else 32 for b in range(256))
 _NUMBER_TOKEN = re.compile(rb"[-+]?(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9_]+)[eE][-+]?[0-9]+")
@@ -149,8 +152,8 @@ def _needs_libyaml(text: str) -> bool:
         return True  # a block scalar on the last line: libyaml keeps no line break, rapidyaml one
     for match in _INDICATORS.finditer(text):
         char = match.group()
-        if not _at_token_start(text, match.start(),
-                               _CLOSING_BEFORE if char in "]}" else _TOKEN_BEFORE):
+        if not _at_token_start(text, match.start(), _CLOSING_BEFORE if char in "]}" else
+                               _HEADER_BEFORE if char in "|>" else _TOKEN_BEFORE):
             continue
         if char not in "|>":
             return True
@@ -164,7 +167,10 @@ def _at_token_start(text: str, position: int, token_before: frozenset) -> bool:
     before = position - 1
     while before >= 0 and text[before] == " ":
         before -= 1
-    return before < 0 or text[before] in token_before
+    if before < 0:
+        return True
+    # `: x`, `- x` and `? x` start a token only with a space between (`a:>`, `->` do not)
+    return text[before] in token_before and (before < position - 1 or text[before] not in ":-?")
 
 
 def _has_reinterpreted_number(data: bytes) -> bool:
