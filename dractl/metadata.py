@@ -29,7 +29,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from dractl.api.versions import DEFAULT_KUBE_VERSION, version_tuple
+from dractl.api.releases import change, in_force
+from dractl.api.versions import DEFAULT_KUBE_VERSION
 from dractl.models.devices import DeviceIndex
 from dractl.simulate.state import SCHEDULED, Plan, PodResult
 
@@ -39,13 +40,14 @@ V1ALPHA1, V1BETA1 = f"{GROUP}/v1alpha1", f"{GROUP}/v1beta1"
 API_VERSION = V1BETA1    # the version 1.37 requires (kept for callers that name one version)
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
-FIRST_RELEASE = "1.36"   # KEP-5304 alpha: the helper writes metadata files from here on
-# Versions the helper can encode, per first release; newer releases keep the newest row.
-_SUPPORTED = (("1.36", (V1ALPHA1,)), ("1.37", (V1BETA1, V1ALPHA1)))
-# What the release's documented drivers enable. 1.36 has no default (the driver must list one,
-# and v1alpha1 is the only one); 1.37's documentation lists v1beta1, then v1alpha1.
-_DEFAULTS = (("1.36", (V1ALPHA1,)), ("1.37", (V1BETA1, V1ALPHA1)))
-_REQUIRED_SINCE = "1.37"  # v1beta1 required, unknown versions fatal (the beta rules)
+# KEP-5304's stages are release switches (dractl/api/releases.py): `metadata_files_alpha`, from
+# which the helper writes metadata files, and `metadata_files_beta` (v1beta1 required, unknown
+# versions fatal). Versions the helper can encode, per stage; the newest stage in force wins.
+_SUPPORTED = (("metadata_files_alpha", (V1ALPHA1,)), ("metadata_files_beta", (V1BETA1, V1ALPHA1)))
+# What the release's documented drivers enable. The alpha has no default (the driver must list
+# one, and v1alpha1 is the only one); the beta's documentation lists v1beta1, then v1alpha1.
+_DEFAULTS = (("metadata_files_alpha", (V1ALPHA1,)), ("metadata_files_beta", (V1BETA1, V1ALPHA1)))
+FIRST_RELEASE = change("metadata_files_alpha").since
 
 
 class MetadataVersionError(ValueError):
@@ -54,8 +56,8 @@ class MetadataVersionError(ValueError):
 
 def _row(table, release: str) -> tuple[str, ...]:
     found: tuple[str, ...] = ()
-    for since, versions in table:
-        if version_tuple(release) >= version_tuple(since):
+    for stage, versions in table:
+        if in_force(stage, release):
             found = versions
     return found
 
@@ -87,7 +89,7 @@ def parse_versions(text: str | None, release: str = DEFAULT_KUBE_VERSION) -> tup
     if text is None:
         return default_versions(release)
     requested = [_full_name(part) for part in text.split(",") if part.strip()]
-    if version_tuple(release) < version_tuple(_REQUIRED_SINCE):
+    if not in_force("metadata_files_beta", release):
         return _alpha_rules(requested, supported)
     return _beta_rules(requested, supported)
 

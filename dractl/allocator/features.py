@@ -12,24 +12,11 @@ EXPERIMENTAL = "experimental"
 
 @dataclass(frozen=True)
 class Compat:
-    """Behaviour switches. The defaults reproduce the reference snapshot (upstream 3d03671).
-
-    release_reserved_state: upstream PR 140431 — release counters (and constraint state) on every
-        rejection/backtracking path instead of leaking them for the rest of the call (§6.5, §10.6).
-    distinct_all_devices: upstream PR 140600 — distinctAttribute compares a new device against every
-        device already admitted, not only the latest one per request name (§5.5).
-    claim_limit_overflow_safe: upstream PR 141307 — the per-claim device limit is checked against
-        the room left in the claim, request by request, so counts that add up past the int range
-        are rejected (naming the request) and an oversized firstAvailable alternative is pruned.
-        Off: the snapshot's int64 sums, which wrap (a negative total crashes kube-scheduler).
-    shared_device_not_exclusive: upstream PR 140798 — a device that has a live shared allocation
-        (a committed shareID) cannot be allocated exclusively, after its slice stopped allowing
-        multiple allocations. Off: only exclusive allocations make a device "in use".
-    qualified_capacity_names: upstream PR 142202 — capacity requests and a device's capacities are
-        compared by fully-qualified name (an unqualified name belongs to the device's driver), so
-        `<driver>/memory` and `memory` are the same capacity; where both spellings are given, the
-        fully-qualified one wins. Off: names are compared literally.
-    """
+    """The allocator's release switches: one field per `allocator` row of the release table
+    (dractl/api/releases.py, where each names its upstream PR, first release and cherry-picks).
+    The defaults reproduce the reference snapshot (upstream 3d03671): every switch off.
+    `for_release` sets them as a release's latest patch ships them; the conformance runner flips
+    single switches to run a case on both sides of a fix."""
 
     release_reserved_state: bool = False
     distinct_all_devices: bool = False
@@ -39,31 +26,29 @@ class Compat:
 
     @classmethod
     def for_release(cls, version: str | None) -> "Compat":
-        """The switches as a release's latest patch ships them (upstream-1.37-verified C.4, C.6):
-        #140431 is in 1.37.0 and was cherry-picked to release-1.36 (#140663); #140600 is in 1.37.0
-        (no 1.36 cherry-pick found); #141307 merged for 1.38 and was cherry-picked to release-1.34
-        to release-1.37 (#141922-#141925, September 2026); #140798 and #142202 are 1.38 changes
-        (1.38 changelog, no cherry-pick found). Older releases, and an unknown version, get the
-        snapshot behaviour."""
+        """The switches as the release ships them; an unknown version gets the snapshot's."""
+        from dractl.api.releases import changes_in_force
+
         try:
-            minor = tuple(int(part) for part in str(version).split(".")[:2])
+            shipped = changes_in_force(str(version))
         except ValueError:
             return cls()
-        if len(minor) != 2:
-            return cls()
-        return cls(release_reserved_state=minor >= (1, 36), distinct_all_devices=minor >= (1, 37),
-                   claim_limit_overflow_safe=minor >= (1, 34),
-                   shared_device_not_exclusive=minor >= (1, 38), qualified_capacity_names=minor >= (1, 38))
+        return cls(**{name: name in shipped for name in cls.__dataclass_fields__})
+
+
+def _fix_switches() -> dict[int, str]:
+    from dractl.api.releases import ALLOCATOR, CHANGES
+
+    out = {}
+    for change in CHANGES:
+        number = change.upstream.partition("#")[2]
+        if change.area == ALLOCATOR and number.isdigit():
+            out[int(number)] = change.name
+    return out
 
 
 # The upstream pull request behind each switch, as conformance cases name them (`upstreamFixes`).
-FIX_SWITCHES: dict[int, str] = {
-    140431: "release_reserved_state",
-    140600: "distinct_all_devices",
-    141307: "claim_limit_overflow_safe",
-    140798: "shared_device_not_exclusive",
-    142202: "qualified_capacity_names",
-}
+FIX_SWITCHES: dict[int, str] = _fix_switches()
 
 
 @dataclass(frozen=True)
@@ -114,11 +99,11 @@ class AllocatorFeatures:
 
 
 def _taint_rules_gate(gates) -> bool:
-    """DeviceTaintRules are applied under DRADeviceTaintRules from 1.35; in 1.34 the rules were part
-    of DRADeviceTaints (the gate DRADeviceTaintRules did not exist yet)."""
+    """DeviceTaintRules are applied under DRADeviceTaintRules where the release has that gate
+    (1.35+, kubernetes/kubernetes#135068); before, the rules were part of DRADeviceTaints."""
     version = getattr(gates, "version", None)
     if version is not None:
-        from dractl.api.versions import gate_specs, version_tuple
-        if version_tuple(version) < (1, 35) and "DRADeviceTaintRules" not in gate_specs(version):
+        from dractl.api.versions import gate_specs
+        if "DRADeviceTaintRules" not in gate_specs(version):
             return gates.enabled("DRADeviceTaints")
     return gates.enabled("DRADeviceTaintRules")

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dractl.api.defaults import EXACT_COUNT, allocation_defaults
+from dractl.api.limits import RESULTS_MAX
 from dractl.api.quantity import Quantity, QuantityError
 from dractl.api.record import FrozenRecord
 from dractl.api.values import AttributeValue, attribute_from_manifest
@@ -32,7 +33,7 @@ TAINT_EFFECT_NONE = "None"
 CONFIG_SOURCE_CLASS = "FromClass"
 CONFIG_SOURCE_CLAIM = "FromClaim"
 
-ALLOCATION_RESULTS_MAX_SIZE = 32
+ALLOCATION_RESULTS_MAX_SIZE = RESULTS_MAX
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _set = object.__setattr__  # FrozenRecord __init__s set fields as a frozen dataclass's does

@@ -15,13 +15,13 @@ messages; dractl adds the closest gate name to an unknown one.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
 from dractl.api.record import FrozenRecord
+from dractl.api.releases import in_force, normalize, release_key
 
 KUBE_VERSIONS: tuple[str, ...] = ("1.34", "1.35", "1.36", "1.37", "1.38")
 DEFAULT_KUBE_VERSION = "1.37"
@@ -29,8 +29,6 @@ DEFAULT_KUBE_VERSION = "1.37"
 PREVIEW_VERSIONS: tuple[str, ...] = ("1.38",)
 # Releases the gate table describes.
 GATE_RELEASES: tuple[str, ...] = KUBE_VERSIONS
-# The feature-gate dependency map exists (and was read) from this release on.
-DEPENDENCIES_SINCE = "1.37"
 
 # Gates the allocator conformance corpus toggles; a case sets all of them explicitly.
 ALLOCATOR_GATES: tuple[str, ...] = (
@@ -65,9 +63,8 @@ class GateSpec(FrozenRecord):
             object.__setattr__(self, name_, value)
 
 
-def version_tuple(version: str) -> tuple[int, int]:
-    major, _, minor = version.partition(".")
-    return int(major), int(minor)
+# The one version parser lives with the release table.
+version_tuple = release_key
 
 
 def previous_minor(version: str) -> str:
@@ -220,7 +217,7 @@ def parse_feature_gates(text: str, version: str = DEFAULT_KUBE_VERSION, *,
 
 
 def _check_dependencies(gates: FeatureGates, specs: Mapping[str, GateSpec]) -> None:
-    if version_tuple(gates.version) < version_tuple(DEPENDENCIES_SINCE):
+    if not in_force("gate_dependencies", gates.version):
         return
     problems = []
     for name in sorted(specs):
@@ -233,11 +230,5 @@ def _check_dependencies(gates: FeatureGates, specs: Mapping[str, GateSpec]) -> N
         raise GateError(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
 
 
-_VERSION_FORMS = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+][0-9A-Za-z.+-]*)?$")
-
-
-def normalize_kube_version(text: str) -> str | None:
-    """`1.37`, `v1.37`, `1.37.2`, `1.37.0-rc.1` -> `1.37` (the patch part is ignored, as kubeconform
-    users write it); None when the text is not a Kubernetes version."""
-    match = _VERSION_FORMS.match(text.strip()) if isinstance(text, str) else None
-    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+# `1.37`, `v1.37`, `1.37.2`, `1.37.0-rc.1` -> `1.37`; None when the text is not a version.
+normalize_kube_version = normalize

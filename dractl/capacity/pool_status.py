@@ -26,11 +26,12 @@ from typing import Iterable, Mapping, Sequence
 
 from dractl.allocator.features import AllocatorFeatures
 from dractl.allocator.pools import build_pool
+from dractl.api.limits import POOL_STATUS_LIST_ITEMS_MAX
 from dractl.api.quantity import Quantity
 from dractl.api.resource import CounterSet, Device, ResourceSlice
 from dractl.capacity.usage import DeviceID, DeviceUse
 
-MAX_STATUS_LIST_ITEMS = 32  # +k8s:maxItems=32 on partitionSummary and shareableSummary.capacity
+MAX_STATUS_LIST_ITEMS = POOL_STATUS_LIST_ITEMS_MAX
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 # Why a device cannot be allocated although nothing holds it (stable values, in JSON).

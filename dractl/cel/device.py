@@ -17,20 +17,21 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Mapping, Protocol, runtime_checkable
 
+# API limits the static cost estimate relies on.
+from dractl.api.limits import (
+    ATTR_VALUE_MAX_LENGTH,
+    ATTRS_AND_CAPACITY_MAX,
+    C_IDENTIFIER_MAX,
+    DOMAIN_MAX,
+    DRIVER_NAME_MAX,
+)
 from dractl.api.quantity import Quantity
+from dractl.api.releases import in_force
 from dractl.api.values import LIST_TYPES, AttributeValue
 from dractl.api.versions import FeatureGates
 
 from .k8stypes import CelQuantity, Semver, SemverError
 from .values import DefaultMap, EvalError
-
-# API limits the static cost estimate relies on (resourceapi constants).
-MAX_ATTRS_AND_CAPACITIES = 32
-MAX_DOMAIN_LEN = 63
-MAX_ID_LEN = 32
-MAX_DRIVER_LEN = 63
-MAX_VALUE_LEN = 64
-MAX_LIST_VALUES = 48
 
 
 @runtime_checkable
@@ -52,17 +53,15 @@ def split_name(name: str, driver: str) -> tuple[str, str]:
 def list_attributes_exposed(gates: FeatureGates) -> bool:
     """Whether list-typed attribute values reach CEL.
 
-    1.37 (the snapshot) converts them whatever the gate says (compile_test runs the list cases with
-    the gate on and off); 1.36 only with DRAListTypeAttributes in the compiler features; older
-    versions do not know the fields at all (``unsupported attribute value``).
+    Release switches (dractl/api/releases.py): `list_attributes_ungated_in_cel` (1.37, the
+    snapshot converts them whatever the gate says: compile_test runs the list cases with the gate
+    on and off); `list_attribute_values` (1.36: only with DRAListTypeAttributes in the compiler
+    features); older versions do not know the fields at all (``unsupported attribute value``).
     """
-    try:
-        major, minor = (int(x) for x in gates.version.split(".")[:2])
-    except ValueError:
-        major, minor = 1, 37
-    if (major, minor) >= (1, 37):
+    version = gates.version
+    if in_force("list_attributes_ungated_in_cel", version):
         return True
-    if (major, minor) < (1, 36):
+    if not in_force("list_attribute_values", version):
         return False
     return gates.enabled("DRAListTypeAttributes")
 
@@ -146,11 +145,11 @@ def build_activation(device: CelDevice, gates: FeatureGates) -> Activation:
     lists = list_attributes_exposed(gates)
     driver = device.driver or ""
     attributes: dict[str, dict] = {}
-    oversized = len(driver) > MAX_DRIVER_LEN
+    oversized = len(driver) > DRIVER_NAME_MAX
     error: EvalError | None = None
     attrs = device.attributes or {}
     caps = device.capacity or {}
-    if len(attrs) + len(caps) > MAX_ATTRS_AND_CAPACITIES:
+    if len(attrs) + len(caps) > ATTRS_AND_CAPACITY_MAX:
         oversized = True
     for name, av in attrs.items():
         try:
@@ -160,9 +159,9 @@ def build_activation(device: CelDevice, gates: FeatureGates) -> Activation:
                 error = e
             continue
         domain, ident = split_name(name, driver)
-        if len(domain) > MAX_DOMAIN_LEN or len(ident) > MAX_ID_LEN:
+        if len(domain) > DOMAIN_MAX or len(ident) > C_IDENTIFIER_MAX:
             oversized = True
-        if isinstance(value, (str, tuple)) and len(value) > MAX_VALUE_LEN:
+        if isinstance(value, (str, tuple)) and len(value) > ATTR_VALUE_MAX_LENGTH:
             oversized = True
         bucket = attributes.setdefault(domain, {})
         # both "id" and "<driver>/id": upstream keeps whichever map iteration writes last;
@@ -173,7 +172,7 @@ def build_activation(device: CelDevice, gates: FeatureGates) -> Activation:
     capacity: dict[str, dict] = {}
     for name, q in caps.items():
         domain, ident = split_name(name, driver)
-        if len(domain) > MAX_DOMAIN_LEN or len(ident) > MAX_ID_LEN:
+        if len(domain) > DOMAIN_MAX or len(ident) > C_IDENTIFIER_MAX:
             oversized = True
         cq = q if isinstance(q, CelQuantity) else CelQuantity.of(q, q.canonical())
         bucket = capacity.setdefault(domain, {})

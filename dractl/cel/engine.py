@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Hashable
 
+from dractl.api.limits import CEL_MAX_COST, CEL_MAX_LENGTH
+
 from . import ast as A
 from .checker import check, compile_errors, device_fields, result_type_error
 from .cost import estimate_cost
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
 # imported where a selector is first evaluated: `dractl validate` only parses, checks and
 # estimates, and pre-commit runs it on every commit.
 
-MAX_COST = 1_000_000            # resourceapi.CELSelectorExpressionMaxCost
-MAX_LENGTH = 10 * 1024          # resourceapi.CELSelectorExpressionMaxLength (bytes)
+MAX_COST = CEL_MAX_COST
+MAX_LENGTH = CEL_MAX_LENGTH
 STORED = ("stored",)
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from dractl.api.releases import in_force
 from dractl.api.resource import ModelError, ResourceClaim
-from dractl.api.versions import version_tuple
 from dractl.models import ClaimTemplate
 from dractl.simulate import reasons as R
 from dractl.simulate.cluster import ClusterState
@@ -34,7 +34,7 @@ class ClaimController:
     def __init__(self, cluster: ClusterState) -> None:
         self.cluster = cluster
         self.gates = cluster.gates
-        self.release = version_tuple(cluster.gates.version)
+        self.withholds_group_claims = in_force("podgroup_claims_withheld", cluster.gates.version)
 
     def resolve(self, pod: PodInput, result: PodResult) -> list[PodClaimRef]:
         """The pod's claims in spec order (None where the controller decided none is needed).
@@ -43,9 +43,9 @@ class ClaimController:
         statuses = {s.get("name"): s for s in pod.status.get("resourceClaimStatuses") or []
                     if isinstance(s, dict)}
         group = result.group
-        withheld = None  # 1.37+, gate off: the PodGroup whose matching claims get no per-pod claim
+        withheld = None  # podgroup_claims_withheld, gate off: the PodGroup whose matching claims get no per-pod claim
         if group is None or not group.standalone or not self.gates.enabled("DRAWorkloadResourceClaims"):
-            if group is not None and group.standalone and self.release >= (1, 37):
+            if group is not None and group.standalone and self.withholds_group_claims:
                 withheld = group
             group = None
         for entry in pod.pod_claims():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from dractl.allocator import Allocator
+from dractl.api.releases import in_force
 from dractl.api.resource import (
     DeviceClass,
     DeviceTaintRule,
@@ -14,7 +15,6 @@ from dractl.api.resource import (
     ResourceClaim,
     ResourceSlice,
 )
-from dractl.api.versions import version_tuple
 from dractl.load.document import Document
 from dractl.models import CONTROLLER_KINDS, ClaimTemplate, Node, model_of
 from dractl.simulate import reasons as R
@@ -70,10 +70,10 @@ def build_cluster(documents: Iterable[Document], gates, options, invalid: set[in
 
 
 def taint_rules_in_force(rules: list[DeviceTaintRule], version: str) -> list[DeviceTaintRule]:
-    """DeviceTaintRules that taint devices in this release. Up to 1.37.0 a rule without
-    `spec.deviceSelector` matches every device (the bug fixed in 1.38, #141648); from 1.38 it
-    matches none, as documented (`deviceSelector: {}` matches all)."""
-    if version_tuple(version) < (1, 38):
+    """DeviceTaintRules that taint devices in this release. Without `taint_rule_needs_selector`
+    (kubernetes/kubernetes#141648) a rule without `spec.deviceSelector` matches every device;
+    with it, none, as documented (`deviceSelector: {}` matches all)."""
+    if not in_force("taint_rule_needs_selector", version):
         return rules
     return [r for r in rules if r.selector is not None]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dractl.api.limits import RESERVED_FOR_MAX
 from dractl.api.resource import AllocationResult, ResourceClaim
 from dractl.load.document import Document
 from dractl.simulate.pods import PodInput
@@ -21,7 +22,7 @@ UNSATISFIABLE = "Unsatisfiable"
 CLAIM_ERROR = "Error"
 PENDING = "Pending"
 
-MAX_RESERVED_FOR = 256
+MAX_RESERVED_FOR = RESERVED_FOR_MAX
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dractl.allocator.errors import INVALID_POOLS_MESSAGE
 from dractl.allocator.nodes import NodeSelectorError, node_selector_matches
-from dractl.api.versions import version_tuple
+from dractl.api.releases import in_force
 from dractl.simulate import reasons as R
 from dractl.simulate.claimcontroller import ClaimController, ClaimProblem
 from dractl.simulate.explain import (
@@ -77,7 +77,10 @@ class DynamicResources(Plugin):
     def __init__(self, cluster) -> None:
         super().__init__(cluster)
         self.gates = cluster.gates
-        self.release = version_tuple(cluster.gates.version)
+        version = cluster.gates.version
+        self.all_pool_node_only = in_force("all_request_bad_pool_node_only", version)
+        self.timeout_is_error = in_force("filter_timeout_is_error", version)
+        self.has_score = in_force("prioritized_list_score", version)
         self.controller = ClaimController(cluster)
 
     # -- PreFilter: the claims (created from templates by the simulated controller), then the
@@ -202,7 +205,7 @@ class DynamicResources(Plugin):
         no longer fails the scheduling attempt; the node is unsuitable and other nodes are tried.
         Up to 1.37 it is an allocator error that aborts the attempt. (The allocator reports it
         only as a message; the phrase is its own, dractl/allocator/prepass.py.)"""
-        if self.release < (1, 38) or not outcome.error:
+        if not self.all_pool_node_only or not outcome.error:
             return False
         return "asks for all devices, but resource pool" in outcome.error
 
@@ -211,7 +214,7 @@ class DynamicResources(Plugin):
         UnschedulableAndUnresolvable (other nodes were tried, the pod could end up "unschedulable");
         from 1.36 (#137607) it is an Error: the attempt fails and is retried with back-off."""
         message = f"timed out trying to allocate devices ({outcome.error})"
-        if self.release < (1, 36):
+        if not self.timeout_is_error:
             return unresolvable(message, NAME)
         return rejected(Reason(R.ALLOCATOR_ERROR, message), NAME, Code.ERROR)
 
@@ -243,7 +246,7 @@ class DynamicResources(Plugin):
     # -- Score: 1.35+ (#134711; 1.34 has no DRA score), 8 - index of the chosen subrequest per
     #    firstAvailable request (earlier alternatives are better).
     def scores(self, state):
-        if self.release < (1, 35):
+        if not self.has_score:
             return False
         return any(req.first_available for c in state.pending for req in c.model.requests)
 

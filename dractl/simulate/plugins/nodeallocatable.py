@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dractl.api.quantity import BINARY_SI, DECIMAL_SI, Quantity, QuantityError
-from dractl.api.versions import version_tuple
+from dractl.api.releases import in_force
 from dractl.models import model_of
 from dractl.simulate import reasons as R
 from dractl.simulate.framework import Code, Plugin, Status, unresolvable, unschedulable
@@ -56,7 +56,8 @@ class NodeResource:
 
 
 def uses_137_shape(version: str) -> bool:
-    return version_tuple(version) >= (1, 37)
+    """KEP-5517's second alpha (kubernetes/kubernetes#140009): nodeAllocatableResources."""
+    return in_force("node_allocatable_second_alpha", version)
 
 
 def _quantity(value) -> Fraction | None:

@@ -7,11 +7,11 @@ and booleans bare, strings double-quoted, everything else as compact JSON (`null
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any, Callable, Iterable
 
 from dractl.api.quantity import Quantity, QuantityError
+from dractl.api.releases import KNOWN_CHANGES, UnknownChangeError, changes_in_force
 from dractl.findings import CODES, ERROR, Finding, render_path
 
 # Single place for the `Too long` detail: apimachinery changed it across releases
@@ -197,22 +197,21 @@ class Emitter:
         self.ctx = ctx
         self.findings: list[Finding] = []
         self.path_mapper = original_path
-        self._version: tuple[int, int] | None = None
+        self._changes: frozenset[str] | None = None
 
     @property
     def gates(self):
         return self.ctx.gates
 
-    @property
-    def version(self) -> tuple[int, int]:
-        # Asked per device and per request (at_least): parsed once per document.
-        if self._version is None:
-            self._version = version_tuple(self.ctx.kube_version)
-        return self._version
-
-    def at_least(self, minor: int) -> bool:
-        """True when the target Kubernetes version is 1.<minor> or newer."""
-        return self.version >= (1, minor)
+    def in_force(self, change: str) -> bool:
+        """Whether the target release ships `change` (a switch of dractl/api/releases.py).
+        Asked per device and per request: the release's set is looked up once per document."""
+        changes = self._changes
+        if changes is None:
+            changes = self._changes = changes_in_force(self.ctx.kube_version)
+        if change not in changes and change not in KNOWN_CHANGES:
+            raise UnknownChangeError(f"unknown release switch {change!r}: not in dractl/api/releases.py")
+        return change in changes
 
     def add(self, code: str, message: str, path: Iterable, severity: str | None = None) -> None:
         path = tuple(path)
@@ -225,15 +224,6 @@ class Emitter:
                 message = f"{message} (v1 field: {render_path(path)})"
                 path = original
         self.findings.append(Finding(severity, code, message, path))
-
-
-@functools.lru_cache(maxsize=64)
-def version_tuple(version: str) -> tuple[int, int]:
-    try:
-        major, minor = str(version).split(".")[:2]
-        return int(major), int(minor)
-    except (ValueError, TypeError):
-        return (1, 99)
 
 
 def uniq_sorted_keys(mapping: dict) -> list:

@@ -11,6 +11,16 @@ import re
 import uuid
 from typing import Any
 
+from dractl.api.limits import (
+    C_IDENTIFIER_MAX,
+    DNS1123_LABEL_MAX,
+    DNS1123_SUBDOMAIN_MAX,
+    DRIVER_NAME_MAX,
+    LABEL_VALUE_MAX,
+    POOL_NAME_MAX,
+    QUALIFIED_NAME_MAX,
+    RAW_JSON_MAX,
+)
 from dractl.findings import WARNING, register
 
 from ._base import Emitter, go_quote, invalid, required, too_long
@@ -21,15 +31,6 @@ C_MULTI_SLASH = register("DRA1920", WARNING,
                          "qualified name with more than one slash: accepted up to Kubernetes "
                          "1.37, rejected from 1.38", "dractl")
 
-DNS1123_LABEL_MAX = 63
-DNS1123_SUBDOMAIN_MAX = 253
-C_IDENTIFIER_MAX = 32          # resource.DeviceMaxIDLength
-DOMAIN_MAX = 63                # resource.DeviceMaxDomainLength
-DRIVER_NAME_MAX = 63
-POOL_NAME_MAX = 253
-LABEL_VALUE_MAX = 63
-QUALIFIED_NAME_MAX = 63
-RAW_JSON_MAX = 10 * 1024
 
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}\\Z")
@@ -243,7 +244,7 @@ def _check_qualified_name(em: Emitter, code: str, value: str, path: tuple,
             em.add(code, invalid("", "the name must not be empty"), path)
         else:
             check_c_identifier(em, code, name, path)
-    elif strict_slashes or em.at_least(38):
+    elif strict_slashes or em.in_force("qualified_name_single_slash"):
         # 1.38's text (#141644) was not read: UNCONFIRMED wording.
         em.add(code, invalid(value, "must not contain more than one slash"), path)
     else:

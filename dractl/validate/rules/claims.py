@@ -10,6 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 from dractl.api.defaults import default_allocation, default_request, default_tolerations
+from dractl.api.limits import (
+    ALLOCATION_CONFIG_MAX,
+    ANNOTATIONS_MAX_BYTES,
+    CONFIG_MAX,
+    CONSTRAINTS_MAX,
+    DEVICE_STATUS_CONDITIONS_MAX,
+    HARDWARE_ADDRESS_MAX,
+    INTERFACE_NAME_MAX,
+    IPS_MAX,
+    REQUESTS_MAX,
+    RESERVED_FOR_MAX,
+    RESULTS_MAX,
+    SUBREQUESTS_MAX,
+)
 from dractl.findings import (
     ERROR,
     WARNING,  # severity of dractl's own lints (DRA1014, 1017, 1024, 1029)
@@ -118,17 +132,6 @@ C_RESULT_SKIP = register("DRA1068", ERROR,
                          "allocation result skipNodeOperations has an unknown or repeated value, "
                          "or skips NodePrepareResources without NodeUnprepareResources")
 
-REQUESTS_MAX = 32
-SUBREQUESTS_MAX = 8
-CONSTRAINTS_MAX = 32
-CONFIG_MAX = 32
-RESERVED_FOR_MAX = 256
-RESULTS_MAX = 32
-ALLOCATION_CONFIG_MAX = 64
-DEVICE_STATUS_CONDITIONS_MAX = 8
-INTERFACE_NAME_MAX = 256
-HARDWARE_ADDRESS_MAX = 128
-IPS_MAX = 16
 
 _REF_DETAIL = ("must be the name of a request in the claim or the name of a request and a "
                "subrequest separated by '/'")
@@ -506,7 +509,7 @@ def _lint_capacity_key(em: Emitter, key: str, path: tuple) -> None:
     a request for any other name can never be satisfied."""
     probe = Emitter(em.ctx)
     check_qualified_name(probe, C_CAPACITY_KEY, key, path, strict_slashes=True)
-    if key.count("/") > 1 and not em.at_least(38):
+    if key.count("/") > 1 and not em.in_force("qualified_name_single_slash"):
         note = ("dractl lint: the API server does not check capacity.requests keys; device "
                 "capacity names with more than one slash are accepted up to 1.37 and rejected "
                 "from 1.38")
@@ -526,7 +529,6 @@ def common_name_check(em: Emitter, value: str, path: tuple) -> None:
 # -- template metadata ----------------------------------------------------------------------------
 
 _TEMPLATE_META_ALLOWED = ("labels", "annotations")
-_ANNOTATIONS_MAX_BYTES = 256 * 1024
 
 
 def check_template_metadata(em: Emitter, meta: dict, path: tuple) -> None:
@@ -545,8 +547,8 @@ def check_template_metadata(em: Emitter, meta: dict, path: tuple) -> None:
                 em.add(C_TEMPLATE_META, invalid(key, msg), path + ("annotations",))
             value = annotations[key]
             total += len(key) + (len(value) if isinstance(value, str) else 0)
-        if total > _ANNOTATIONS_MAX_BYTES:
-            em.add(C_TEMPLATE_META, f"Too long: must have at most {_ANNOTATIONS_MAX_BYTES} bytes",
+        if total > ANNOTATIONS_MAX_BYTES:
+            em.add(C_TEMPLATE_META, f"Too long: must have at most {ANNOTATIONS_MAX_BYTES} bytes",
                    path + ("annotations",))
     for key in meta:
         if key in _TEMPLATE_META_ALLOWED or meta[key] in (None, "", [], {}, 0):

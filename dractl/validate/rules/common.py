@@ -10,6 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dractl.api.limits import (
+    ANNOTATIONS_MAX_BYTES,
+    BINDING_CONDITIONS_MAX,
+    CEL_MAX_LENGTH,
+    CONDITION_MESSAGE_MAX,
+    CONDITION_REASON_MAX,
+    SELECTORS_MAX,
+    TOLERATIONS_MAX,
+)
 from dractl.api.versions import UnknownGateError
 from dractl.findings import ERROR, WARNING, register
 from dractl.validate.cellints import C_OPTIONAL_VARIABLE, optional_variable_messages
@@ -64,10 +73,6 @@ C_GATE_KIND = register("DRA1911", ERROR,
                        "kind or apiVersion needs a feature gate that is disabled for the target "
                        "version", "dractl")
 
-CEL_MAX_LENGTH = 10 * 1024
-SELECTORS_MAX = 32
-CONFIG_MAX = 32
-TOLERATIONS_MAX = 16
 
 
 # -- metadata ---------------------------------------------------------------------------------
@@ -132,7 +137,6 @@ def check_object_meta(em: Emitter, meta: dict, namespaced: bool) -> None:
                                                "cannot be both set"), path + ("finalizers",))
 
 
-ANNOTATIONS_MAX_BYTES = 256 * 1024
 _ORPHAN, _DELETE_DEPENDENTS = "orphan", "foregroundDeletion"
 
 
@@ -333,7 +337,7 @@ def gate_enabled(em: Emitter, gate: str) -> bool:
 
 def taint_effects(em: Emitter) -> list[str]:
     effects = ["NoExecute", "NoSchedule"]
-    if em.at_least(35):
+    if em.in_force("device_taints_135"):
         effects.append("None")
     return effects
 
@@ -509,8 +513,8 @@ def check_conditions(em: Emitter, code: str, conditions: Any, path: tuple, max_i
             if reason == "":
                 em.add(code, required("must be set"), p + ("reason",))
             else:
-                if len(reason) > 1024:
-                    em.add(code, too_long(1024), p + ("reason",))
+                if len(reason) > CONDITION_REASON_MAX:
+                    em.add(code, too_long(CONDITION_REASON_MAX), p + ("reason",))
                 if not re.match(f"^{_CONDITION_REASON_FMT}\\Z", reason):
                     em.add(code, invalid(reason, "a condition reason must start with alphabetic "
                                                  "character, optionally followed by a string of "
@@ -521,14 +525,13 @@ def check_conditions(em: Emitter, code: str, conditions: Any, path: tuple, max_i
                                                  f"used for validation is '{_CONDITION_REASON_FMT}')"),
                            p + ("reason",))
         message = get_str(cond, "message")
-        if message is not BAD and len(message) > 32 * 1024:
-            em.add(code, too_long(32 * 1024), p + ("message",))
+        if message is not BAD and len(message) > CONDITION_MESSAGE_MAX:
+            em.add(code, too_long(CONDITION_MESSAGE_MAX), p + ("message",))
 
 
 
 # -- binding conditions (slice devices and allocation results) ---------------------------------
 
-BINDING_CONDITIONS_MAX = 4
 
 
 def check_binding_conditions(em: Emitter, code: str, obj: dict, path: tuple) -> None:

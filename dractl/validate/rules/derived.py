@@ -32,6 +32,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dractl.api.limits import (
+    DERIVED_ATTRIBUTES_MAX,
+)
 from dractl.findings import ERROR, register
 
 from . import common
@@ -59,7 +62,6 @@ C_DERIVED_UNUSED = register("DRA1028", ERROR,
                             "derived attribute not used by a matchAttribute/distinctAttribute "
                             "constraint that applies to its request")
 
-DERIVED_ATTRIBUTES_MAX = 32
 GATE = "DRADerivedAttributes"
 
 # Result types a derived attribute may have: the scalar device attribute types.

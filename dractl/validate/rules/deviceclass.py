@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dractl.api.limits import CONFIG_MAX
 from dractl.findings import ERROR, register
 
 from . import common
@@ -32,8 +33,8 @@ def check_device_class(em: Emitter, doc: dict) -> None:
         common.check_selectors(em, selectors, ("spec", "selectors"), C_SELECTORS_MAX)
     configs = get_list(spec, "config")
     if configs is not BAD:
-        if len(configs) > common.CONFIG_MAX:
-            em.add(C_CONFIG_MAX, too_many(len(configs), common.CONFIG_MAX), ("spec", "config"))
+        if len(configs) > CONFIG_MAX:
+            em.add(C_CONFIG_MAX, too_many(len(configs), CONFIG_MAX), ("spec", "config"))
         else:
             for i, config in enumerate(configs):
                 if isinstance(config, dict):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dractl.api.limits import (
+    TAINT_RULE_STATUS_CONDITIONS_MAX,
+)
+from dractl.api.versions import gate_specs
 from dractl.findings import ERROR, WARNING, register
 
 from . import common
@@ -20,11 +24,10 @@ C_NO_SELECTOR_138 = register("DRA1311", WARNING,
                              "DeviceTaintRule without deviceSelector matches no device (1.38+)",
                              "dractl")
 
-STATUS_CONDITIONS_MAX = 8
 
 
 def check_device_taint_rule(em: Emitter, doc: dict) -> None:
-    gate = "DRADeviceTaintRules" if em.at_least(35) else "DRADeviceTaints"
+    gate = "DRADeviceTaintRules" if "DRADeviceTaintRules" in gate_specs(em.ctx.kube_version) else "DRADeviceTaints"
     if not common.gate_enabled(em, gate):
         em.add(common.C_GATE_KIND, f"DeviceTaintRule is only served when feature gate {gate} is "
                                    f"enabled; it is disabled for Kubernetes {em.ctx.kube_version} "
@@ -38,14 +41,14 @@ def check_device_taint_rule(em: Emitter, doc: dict) -> None:
         conditions = get_list(status, "conditions")
         if conditions is not BAD:
             common.check_conditions(em, C_CONDITIONS, conditions, ("status", "conditions"),
-                                    STATUS_CONDITIONS_MAX)
+                                    TAINT_RULE_STATUS_CONDITIONS_MAX)
 
 
 def _check_spec(em: Emitter, spec: dict) -> None:
     path = ("spec", "deviceSelector")
     selector = get_obj(spec, "deviceSelector")
     empty = isinstance(selector, dict) and all(selector.get(k) in (None, [], "") for k in selector)
-    if selector is None and em.at_least(38):
+    if selector is None and em.in_force("taint_rule_needs_selector"):
         # 1.38 (#141648) matches no device without a selector, as documented; 1.34-1.37 have
         # the bug that such a rule matches every device.
         em.add(C_NO_SELECTOR_138, "the rule has no deviceSelector, so from Kubernetes 1.38 on "
@@ -65,7 +68,7 @@ def _check_spec(em: Emitter, spec: dict) -> None:
         device = get_opt_str(selector, "device")
         if isinstance(device, str):
             check_dns_label(em, C_SELECTOR, device, path + ("device",))
-        if not em.at_least(35):
+        if not em.in_force("device_taints_135"):
             class_name = get_opt_str(selector, "deviceClassName")
             if isinstance(class_name, str):
                 check_dns_subdomain(em, C_SELECTOR_134, class_name, path + ("deviceClassName",))

@@ -204,7 +204,7 @@ def _check_scheduling_fields(em: Emitter, spec: dict, path: tuple) -> None:
     group = get_obj(spec, "schedulingGroup")
     if isinstance(group, dict):
         gpath = path + ("schedulingGroup",)
-        if not em.at_least(36):
+        if not em.in_force("pod_scheduling_group"):
             em.add(common.C_GATE_FIELD, f"schedulingGroup does not exist in Kubernetes "
                                         f"{em.ctx.kube_version} (added in 1.36; 1.35 uses "
                                         "workloadRef): the API server drops it", gpath)
@@ -220,7 +220,7 @@ def _check_scheduling_fields(em: Emitter, spec: dict, path: tuple) -> None:
     ref = get_obj(spec, "workloadRef")
     if isinstance(ref, dict):
         rpath = path + ("workloadRef",)
-        if em.version != (1, 35):
+        if not em.in_force("pod_workload_ref") or em.in_force("pod_scheduling_group"):
             em.add(common.C_GATE_FIELD, f"workloadRef only exists in Kubernetes 1.35 (1.36+ use "
                                         f"schedulingGroup): the {em.ctx.kube_version} API server "
                                         "drops it", rpath)

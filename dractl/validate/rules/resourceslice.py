@@ -10,6 +10,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from dractl.api.limits import (
+    ATTR_VALUE_MAX_LENGTH,
+    ATTR_VALUES_MAX,
+    ATTRS_AND_CAPACITY_MAX,
+    CONSUMES_PER_DEVICE_MAX,
+    COUNTER_SETS_MAX,
+    COUNTERS_PER_CONSUMPTION_MAX,
+    COUNTERS_PER_SET_MAX,
+    DEVICE_COUNTERS_MAX_134,
+    DEVICE_TAINTS_MAX,
+    DEVICE_TAINTS_MAX_134,
+    DEVICES_MAX,
+    DEVICES_MAX_ADVANCED,
+    SHARED_COUNTERS_MAX_134,
+    SLICE_DEVICE_COUNTERS_MAX_134,
+    VALID_VALUES_MAX,
+)
 from dractl.api.quantity import Quantity
 from dractl.findings import ERROR, WARNING, MapKey, register
 
@@ -94,19 +111,6 @@ C_NODE_ALLOCATABLE = register("DRA1231", ERROR,
                               "nodeAllocatableResources (1.37) / nodeAllocatableResourceMappings "
                               "(1.36) is invalid")
 
-DEVICES_MAX = 128
-DEVICES_MAX_ADVANCED = 64
-ATTRS_AND_CAPACITY_MAX = 32
-ATTR_VALUES_MAX = 48
-ATTR_VALUE_MAX_LENGTH = 64
-COUNTER_SETS_MAX = 8
-COUNTERS_PER_SET_MAX = 32
-CONSUMES_PER_DEVICE_MAX = 2
-COUNTERS_PER_CONSUMPTION_MAX = 32
-SHARED_COUNTERS_MAX_134 = 32
-DEVICE_COUNTERS_MAX_134 = 32
-SLICE_DEVICE_COUNTERS_MAX_134 = 1024
-VALID_VALUES_MAX = 10
 _ATTR_SCALARS = ("bool", "int", "string", "version")
 _ATTR_LISTS = ("bools", "ints", "strings", "versions")
 _ATTR_MEMBERS = frozenset(_ATTR_SCALARS + _ATTR_LISTS)
@@ -145,7 +149,7 @@ def check_resource_slice(em: Emitter, doc: dict) -> None:
 
     devices = get_opt_list(spec, "devices")
     counters = get_opt_list(spec, "sharedCounters")
-    if em.at_least(35) and devices is not None and counters is not None:
+    if em.in_force("shared_counters_split") and devices is not None and counters is not None:
         em.add(C_DEVICES_XOR_COUNTERS, invalid("", "only one of `sharedCounters` or `devices` is "
                                                    "allowed"), path)
     per_device = get_bool(spec, "perDeviceNodeSelection") is True
@@ -307,9 +311,9 @@ def _check_node_selection(em: Emitter, spec: dict, path: tuple) -> None:
 # -- devices ----------------------------------------------------------------------------------
 
 def _uses_advanced(em: Emitter, devices: list) -> bool:
-    if not em.at_least(35):
+    if not em.in_force("shared_counters_split"):
         return False
-    list_attributes_count = em.at_least(36)
+    list_attributes_count = em.in_force("attribute_values_limit")
     for device in devices:
         if not isinstance(device, dict):
             continue
@@ -338,7 +342,7 @@ def _check_devices(em: Emitter, spec: dict, devices: list, path: tuple, per_devi
         if name in seen:
             em.add(C_DEVICE_DUP, duplicate(name), path + (i,))
         seen.add(name)
-    if not em.at_least(35):
+    if not em.in_force("shared_counters_split"):
         total = 0
         for device in devices:
             consumes = device.get("consumesCounters") if isinstance(device, dict) else None
@@ -362,7 +366,7 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
         if total > ATTRS_AND_CAPACITY_MAX:
             em.add(C_ATTRS_MAX, invalid(total, "the total number of attributes and capacities must "
                                                f"not exceed {ATTRS_AND_CAPACITY_MAX}"), path)
-    if attributes is not BAD and em.at_least(36):
+    if attributes is not BAD and em.in_force("attribute_values_limit"):
         values = _attribute_values(attributes)
         if values > ATTR_VALUES_MAX:
             em.add(C_ATTR_VALUES_MAX, invalid(values, "the total number of attribute values must "
@@ -392,7 +396,7 @@ def _check_device(em: Emitter, device: dict, path: tuple, per_device: bool) -> N
 
     taints = get_list(device, "taints")
     if taints is not BAD:
-        max_taints = 16 if em.at_least(35) else 4
+        max_taints = DEVICE_TAINTS_MAX if em.in_force("device_taints_135") else DEVICE_TAINTS_MAX_134
         if len(taints) > max_taints:
             em.add(C_TAINTS_MAX, too_many(len(taints), max_taints), path + ("taints",))
         else:
@@ -538,7 +542,7 @@ def _check_counter_map(em: Emitter, code: str, counters: Any, path: tuple, max_i
 
 
 def _check_shared_counters(em: Emitter, sets: list, path: tuple) -> None:
-    if em.at_least(35) and len(sets) > COUNTER_SETS_MAX:
+    if em.in_force("shared_counters_split") and len(sets) > COUNTER_SETS_MAX:
         em.add(C_COUNTER_SETS_MAX, too_many(len(sets), COUNTER_SETS_MAX), path)
         return
     total = 0
@@ -555,7 +559,7 @@ def _check_shared_counters(em: Emitter, sets: list, path: tuple) -> None:
         if counters is not BAD:
             total += len(counters)
         _check_counter_map(em, C_COUNTERS, counters, spath + ("counters",),
-                           COUNTERS_PER_SET_MAX if em.at_least(35) else None)
+                           COUNTERS_PER_SET_MAX if em.in_force("shared_counters_split") else None)
     seen: set = set()
     for s, counter_set in enumerate(sets):
         name = get_str(counter_set, "name") if isinstance(counter_set, dict) else BAD
@@ -564,14 +568,14 @@ def _check_shared_counters(em: Emitter, sets: list, path: tuple) -> None:
         if name in seen:
             em.add(C_COUNTER_SET_NAME, duplicate(name), path + (s,))
         seen.add(name)
-    if not em.at_least(35) and total > SHARED_COUNTERS_MAX_134:
+    if not em.in_force("shared_counters_split") and total > SHARED_COUNTERS_MAX_134:
         # [wording?] 1.34 limited the counters summed over all sets.
         em.add(C_COUNTER_SETS_MAX, invalid(total, "the total number of shared counters must not "
                                                   f"exceed {SHARED_COUNTERS_MAX_134}"), path)
 
 
 def _check_consumes(em: Emitter, consumes: list, path: tuple) -> None:
-    if em.at_least(35) and len(consumes) > CONSUMES_PER_DEVICE_MAX:
+    if em.in_force("shared_counters_split") and len(consumes) > CONSUMES_PER_DEVICE_MAX:
         em.add(C_CONSUMES, too_many(len(consumes), CONSUMES_PER_DEVICE_MAX), path)
         return
     total = 0
@@ -588,7 +592,7 @@ def _check_consumes(em: Emitter, consumes: list, path: tuple) -> None:
         if counters is not BAD:
             total += len(counters)
         _check_counter_map(em, C_CONSUMES, counters, cpath + ("counters",),
-                           COUNTERS_PER_CONSUMPTION_MAX if em.at_least(35) else None)
+                           COUNTERS_PER_CONSUMPTION_MAX if em.in_force("shared_counters_split") else None)
         slicefields.check_compatibility_groups(em, consumption, cpath)
     seen: set = set()
     for n, consumption in enumerate(consumes):
@@ -598,7 +602,7 @@ def _check_consumes(em: Emitter, consumes: list, path: tuple) -> None:
         if counter_set in seen:
             em.add(C_CONSUMES, duplicate(counter_set), path + (n,))
         seen.add(counter_set)
-    if not em.at_least(35) and total > DEVICE_COUNTERS_MAX_134:
+    if not em.in_force("shared_counters_split") and total > DEVICE_COUNTERS_MAX_134:
         # [wording?] 1.34 limited the counters consumed by one device.
         em.add(C_CONSUMES, invalid(total, "the total number of counters must not exceed "
                                           f"{DEVICE_COUNTERS_MAX_134}"), path)

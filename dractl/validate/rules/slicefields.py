@@ -27,6 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dractl.api.limits import (
+    COMPATIBILITY_GROUPS_MAX,
+)
 from dractl.findings import ERROR, WARNING, MapKey, register
 
 from . import common
@@ -56,7 +59,6 @@ C_SKIP_NODE_OPERATIONS = register("DRA1234", ERROR,
                                   "skipNodeOperations has an unknown or repeated value, or skips "
                                   "NodePrepareResources without NodeUnprepareResources")
 
-COMPATIBILITY_GROUPS_MAX = 2
 SKIP_PREPARE, SKIP_UNPREPARE, SKIP_ALL = "NodePrepareResources", "NodeUnprepareResources", "*"
 # Declarative enum; the order of upstream's "supported values" list is UNCONFIRMED (sorted here).
 _SKIP_VALUES = sorted((SKIP_ALL, SKIP_PREPARE, SKIP_UNPREPARE))
@@ -67,7 +69,7 @@ NODE_ALLOCATABLE_136 = "nodeAllocatableResourceMappings"
 
 def node_allocatable_field(em: Emitter) -> str:
     """The device field of the target release (1.36's was tombstoned in 1.37)."""
-    return NODE_ALLOCATABLE_137 if em.at_least(37) else NODE_ALLOCATABLE_136
+    return NODE_ALLOCATABLE_137 if em.in_force("node_allocatable_second_alpha") else NODE_ALLOCATABLE_136
 
 
 # -- feature gates --------------------------------------------------------------------------

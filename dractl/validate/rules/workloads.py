@@ -8,6 +8,11 @@ PodGroups.
 
 from __future__ import annotations
 
+from dractl.api.limits import (
+    POD_GROUP_CLAIMS_MAX,
+    POD_GROUPS_MAX,
+)
+from dractl.api.versions import gate_specs
 from dractl.findings import ERROR, register
 
 from . import common
@@ -51,14 +56,12 @@ C_WORKLOAD_REF = register("DRA1513", ERROR,
                           "PodGroup workloadRef (1.37) / podGroupTemplateRef (1.36): workload or "
                           "template name missing or invalid")
 
-GROUPS_MAX = 8
-CLAIMS_MAX = 4
 _PRIORITY_MIN = -2147483648
 _PRIORITY_MAX = 1000000000
 
 
 def _gate_kind(em: Emitter, kind: str) -> None:
-    if not em.at_least(35):
+    if "GenericWorkload" not in gate_specs(em.ctx.kube_version):
         return  # the pipeline reports kinds a version does not serve
     if not common.gate_enabled(em, "GenericWorkload"):
         em.add(common.C_GATE_KIND, f"{kind} is only served when feature gate GenericWorkload is "
@@ -73,7 +76,7 @@ def check_workload(em: Emitter, doc: dict) -> None:
     if not isinstance(spec, dict):
         return
     legacy = "podGroups" in spec and "podGroupTemplates" not in spec
-    field_name = "podGroups" if legacy or not em.at_least(36) else "podGroupTemplates"
+    field_name = "podGroups" if legacy or not em.in_force("pod_scheduling_group") else "podGroupTemplates"
     groups = get_list(spec, field_name)
     if groups is BAD:
         return
@@ -82,8 +85,8 @@ def check_workload(em: Emitter, doc: dict) -> None:
         if not spec.get("compositePodGroupTemplates"):
             em.add(C_GROUPS_COUNT, required(), path)
         return
-    if len(groups) > GROUPS_MAX:
-        em.add(C_GROUPS_COUNT, too_many(len(groups), GROUPS_MAX), path)
+    if len(groups) > POD_GROUPS_MAX:
+        em.add(C_GROUPS_COUNT, too_many(len(groups), POD_GROUPS_MAX), path)
         return
     seen: set = set()
     for i, group in enumerate(groups):
@@ -120,8 +123,8 @@ def check_pod_group(em: Emitter, doc: dict) -> None:
         if statuses is BAD:
             return
         path = ("status", "resourceClaimStatuses")
-        if len(statuses) > CLAIMS_MAX:
-            em.add(C_CLAIM_STATUS, too_many(len(statuses), CLAIMS_MAX), path)
+        if len(statuses) > POD_GROUP_CLAIMS_MAX:
+            em.add(C_CLAIM_STATUS, too_many(len(statuses), POD_GROUP_CLAIMS_MAX), path)
             return
         seen: set = set()
         for i, entry in enumerate(statuses):
@@ -148,7 +151,7 @@ def _check_workload_ref(em: Emitter, spec: dict) -> None:
     the other shape reports the field as unknown (schema check). Messages: apimachinery's generic
     forms (the declarative texts were not read).
     """
-    if em.at_least(37):
+    if em.in_force("podgroup_workload_ref"):
         ref, path = get_obj(spec, "workloadRef"), ("spec", "workloadRef")
         template_key = "templateName"
     else:
@@ -223,8 +226,8 @@ def _check_claims(em: Emitter, claims: list, path: tuple) -> None:
                                     "the selected --feature-gates: the API server rejects the "
                                     "field, and without it member pods get per-pod claims", path)
         return
-    if len(claims) > CLAIMS_MAX:
-        em.add(C_CLAIMS_MAX, too_many(len(claims), CLAIMS_MAX), path)
+    if len(claims) > POD_GROUP_CLAIMS_MAX:
+        em.add(C_CLAIMS_MAX, too_many(len(claims), POD_GROUP_CLAIMS_MAX), path)
         return
     seen: set = set()
     for i, claim in enumerate(claims):
