@@ -95,10 +95,45 @@ def read(text: str, max_depth: int) -> Read | None:
         return None
     if _has_reinterpreted_number(data):
         return None
-    starts = document_starts(text)
+    markers = _markers(text)
+    if markers is None:
+        return None
+    starts = document_starts(text, markers)
     if not starts:
         return None
-    found = _json_of(data)
+    values: list = []
+    may_be_deep = False
+    tree = ryml.Tree()  # one tree for every part: its memory is reused, not mapped anew
+    for begin, end in _parts(text, markers):
+        part = data[begin:end] if len(data) == len(text) else text[begin:end].encode("utf-8")
+        read_part = _read_part(part, max_depth, tree)
+        if read_part is None:
+            return None
+        values.extend(read_part[0])
+        may_be_deep = may_be_deep or read_part[1]
+    if len(values) != len(starts):
+        return None
+    return Read([(v, line, column) for v, (line, column) in zip(values, starts, strict=True)],
+                may_be_deep)
+
+
+# rapidyaml's tree takes about 40 times the text it parses: a big file is parsed a part at a
+# time, cut at `---` lines (which end any scalar, or make it an error in both parsers), so the
+# tree of one part is all there is at any moment.
+PART_BYTES = 256 * 1024
+
+
+def _parts(text: str, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    bounds = [0]
+    for start, _ in markers:
+        if start - bounds[-1] >= PART_BYTES:
+            bounds.append(start)
+    bounds.append(len(text))
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
+def _read_part(data: bytes, max_depth: int, tree) -> tuple[list, bool] | None:
+    found = _json_of(data, tree)
     if found is None:
         return None
     written, stream = found
@@ -113,10 +148,9 @@ def read(text: str, max_depth: int) -> Read | None:
     # as "" where libyaml finds a syntax error: libyaml reads such files.
     if any(type(v) is not dict and type(v) is not list and v is not None for v in values):
         return None
-    if len(values) != len(starts) or _keys_written(written) != _keys_built(values):
+    if _keys_written(written) != _keys_built(values):
         return None
-    return Read([(v, line, column) for v, (line, column) in zip(values, starts, strict=True)],
-                _may_nest_deeper(written, max_depth))
+    return values, _may_nest_deeper(written, max_depth)
 
 
 class Read(NamedTuple):
@@ -197,11 +231,10 @@ def _has_reinterpreted_number(data: bytes) -> bool:
     return False
 
 
-def document_starts(text: str) -> list[tuple[int, int]] | None:
+def document_starts(text: str, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """0-based (line, column) where each document's root node starts, as libyaml marks it:
     the first character that is not blank or a comment; for an empty document, where the
-    next token starts (the next `---`, or the end of the stream). None for a `---` line with
-    content after the marker (the libyaml path reads those)."""
+    next token starts (the next `---`, or the end of the stream). `markers`: _markers(text)."""
     starts: list[tuple[int, int]] = []
     position, line = 0, 0  # a position and its line, advanced together (linear in the text)
 
@@ -211,9 +244,6 @@ def document_starts(text: str) -> list[tuple[int, int]] | None:
         position = offset
         return line
 
-    markers = _markers(text)
-    if markers is None:
-        return None
     first_end = markers[0][0] if markers else len(text)
     found = _CONTENT.search(text, 0, first_end)
     if found is not None:
@@ -251,11 +281,13 @@ def _markers(text: str) -> list[tuple[int, int]] | None:
     return markers
 
 
-def _json_of(data: bytes) -> tuple[str, bool] | None:
+def _json_of(data: bytes, tree) -> tuple[str, bool] | None:
     """rapidyaml's JSON of the text, and whether it is a stream (a JSON list of documents)."""
     saved = _silence_stderr()
     try:
-        tree = ryml.parse_in_arena(data)
+        tree.clear()
+        tree.clear_arena()
+        ryml.parse_in_arena(data, tree)
         if tree.size() == 0:
             return None
         # (its emitter refuses to nest deeper than 64 levels: libyaml reads those)

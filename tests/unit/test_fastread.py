@@ -267,3 +267,22 @@ def test_without_rapidyaml_libyaml_reads_everything(tmp_path):
 def test_rapidyaml_errors_print_nothing(capfd):
     assert compare("a: b: c\n") is False
     assert capfd.readouterr().err == ""
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(yaml_texts())
+def test_a_file_read_in_parts_reads_the_same(text):
+    """Big files are parsed a part at a time, cut at `---` lines: cut at every one of them."""
+    saved, fastread.PART_BYTES = fastread.PART_BYTES, 1
+    try:
+        compare(text)
+    finally:
+        fastread.PART_BYTES = saved
+
+
+def test_parts_of_a_big_file_take_the_fast_reader(monkeypatch):
+    from benchmarks import scenarios
+    monkeypatch.setattr(fastread, "PART_BYTES", 2000)
+    text = "\n---\n".join(scenarios.pod_doc(i, "test") for i in range(200)) + "\n---\n"
+    assert len(fastread._parts(text, fastread._markers(text))) > 10
+    assert compare(text)
