@@ -132,6 +132,7 @@ _dractl_candidates() {
                 --add-nodes) return ;;
                 --like) return ;;
                 --need) return ;;
+                --add-taint-rule|--what-if) return ;;
                 --partition-type-attribute) return ;;
                 --timeout) return ;;
                 --golden) _dractl_files "$cur"; return ;;
@@ -145,7 +146,7 @@ _dractl_candidates() {
                 --max-file-size) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --partition-type-attribute --timeout --golden --golden-allow-outside --deadline --update --kube-version --feature-gates --min-compatibility-version --extension --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --driver --pool --node --fit --max --add-nodes --like --need --add-taint-rule --what-if --partition-type-attribute --timeout --golden --golden-allow-outside --deadline --update --kube-version --feature-gates --min-compatibility-version --extension --ignore --config --no-config --max-file-size --no-color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi

@@ -275,7 +275,7 @@ _dractl() {
         'allocate:Dry-run kube-scheduler'\''s DRA allocation: which node and which devices each pod gets.'
         'env:Resolve device attributes into container env after a dry run (dractl'\''s extension `env[].valueFrom.resourceSliceAttributeRef`; not a Kubernetes feature).'
         'gates:Print every feature gate dractl knows for a release, with stage, default and lock.'
-        'capacity:Availability per pool (KEP-5677'\''s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).'
+        'capacity:Availability per pool (KEP-5677'\''s pool status) and per node after placing PATH..., and how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need), or what a DeviceTaintRule would do (--what-if).'
         'dump:Capture an inventory for `dractl allocate -i` or a bug report.'
         'inventories:List the built-in sample inventories (use with --inventory builtin:NAME); `show NAME` prints one, so that a location such as builtin:nvidia-mig:66:3 can be looked up.'
         'codes:List every finding code dractl can report, or explain one: `dractl codes DRA1009`.'
@@ -404,11 +404,12 @@ _dractl() {
             '--driver[Only pools of this driver.]:driver: ' \
             '--pool[Only the pool of this name.]:pool: ' \
             '--node[Only the pools of this node.]:node: ' \
-            '--fit[How many more replicas of this pod (a Pod or a controller'\''s pod template, by name or as a file) fit, placed one after another exactly as the dry run would.]:fit: ' \
+            '--fit[How many more replicas of this pod (a Pod or a controller'\''s pod template, by name or as a file) fit beyond its own, placed one after another exactly as the dry run would.]:fit: ' \
             '--max[Stop --fit after N replicas.]:max: ' \
             '--add-nodes[What-if: N more nodes copied from --like (its node-local slices too), as cluster-autoscaler builds node templates.]:add-nodes: ' \
             '--like[The node --add-nodes and --need copy.]:like: ' \
             '--need[How many nodes like --like are needed for M replicas of --fit.]:need: ' \
+            '(--add-taint-rule --what-if)'{--add-taint-rule,--what-if}'[dractl'\''s what-if: the devices the DeviceTaintRules of this file select, the claims and pods on them, the pods NoExecute would evict and the pending pods it would block, per node.]:what-if: ' \
             '--partition-type-attribute[Group partitions by this attribute where a slice declares no partitionTypeAttribute (ResourcePoolStatusRequest'\''s defaultPartitionTypeAttribute).]:partition-type-attribute: ' \
             '--timeout[Seconds the allocator may search per pod and node.]:timeout: ' \
             '--golden[Compare the output with FILE: print a unified diff and exit 1 when they differ, 0 when they match.]:file:_files' \

@@ -52,7 +52,10 @@ class CapacityState:
 
 
 def build_state(plan, classes: Sequence[DeviceClass], features: AllocatorFeatures, engine,
-                filters: Filters | None = None, default_partition_attribute: str | None = None) -> CapacityState:
+                filters: Filters | None = None, default_partition_attribute: str | None = None,
+                class_members: dict[str, set] | None = None) -> CapacityState:
+    """class_members: which devices each class selects, from an earlier state of the same
+    slices (the selectors' verdicts do not depend on what is allocated)."""
     filters = filters or Filters()
     allocations = [(c.ref, c.allocation) for c in plan.claims if c.allocation is not None]
     usage = device_usage(allocations)
@@ -60,7 +63,7 @@ def build_state(plan, classes: Sequence[DeviceClass], features: AllocatorFeature
     statuses = [pool_status(p, usage, default_partition_attribute) for p in pools]
     state = CapacityState(pools, statuses, usage, list(classes), claim_pods=_claim_pods(plan),
                           node_order={name: i for i, name in enumerate(plan.nodes)})
-    state.class_members = _class_members(pools, classes, engine)
+    state.class_members = class_members if class_members is not None else _class_members(pools, classes, engine)
     return state
 
 

@@ -2,6 +2,10 @@
 them one after another exactly as the dry run places pods (the same scheduling cycle, the same
 node order), until one does not fit or `--max` is reached. Not an estimate.
 
+The workload's own pods (a Deployment's declared replicas, the Pod itself) are part of the
+inputs and placed first, like every input pod; the answer counts the replicas beyond them
+("N more replica(s) (M in total)", M = the declared pods that were placed + N).
+
 A pod that belongs to a gang (a PodGroup with minCount) is not replicated: its group fits or it
 does not, and that is the answer (1 or 0).
 """
@@ -26,6 +30,13 @@ class FitOutcome:
     gang: bool = False
     stopped_by: PodResult | None = None   # the first replica that did not fit
     placements: list[dict] = field(default_factory=list)
+    declared: int = 0                     # the workload's own pods among the inputs
+    declared_placed: int = 0              # ... of them scheduled
+
+    @property
+    def total(self) -> int:
+        """Replicas of the workload running once the answer's replicas are added."""
+        return self.replicas if self.gang else self.declared_placed + self.replicas
 
 
 def replica(template: PodInput, base: str, index: int) -> PodInput:
@@ -59,6 +70,20 @@ def fit_replicas(simulation, template: PodInput, base: str, workload: str, limit
     return outcome
 
 
+def count_declared(outcome: FitOutcome, declared: list[PodResult]) -> None:
+    outcome.declared = len(declared)
+    outcome.declared_placed = sum(1 for p in declared if p.status == SCHEDULED)
+
+
+def placed_pods(pods: list[PodResult]) -> dict:
+    """How many input pods were placed and how many were not, with the first that was not."""
+    missed = [p for p in pods if p.status != SCHEDULED]
+    out: dict = {"pods": len(pods), "placed": len(pods) - len(missed), "notPlaced": len(missed)}
+    if missed:
+        out["firstNotPlaced"] = _stop_document(missed[0])
+    return out
+
+
 def gang_outcome(members: list[PodResult], workload: str) -> FitOutcome:
     placed = all(m.status == SCHEDULED for m in members)
     outcome = FitOutcome(workload, replicas=1 if placed else 0, gang=True)
@@ -81,13 +106,18 @@ def placement(result: PodResult) -> dict:
 def outcome_document(outcome: FitOutcome) -> dict:
     doc = {"workload": outcome.workload, "replicas": outcome.replicas, "bounded": outcome.bounded,
            "gang": outcome.gang}
-    stop = outcome.stopped_by
-    if stop is not None:
-        reasons = stop.reasons or []
-        first = reasons[0] if reasons else None
-        doc["stoppedBy"] = {"pod": stop.pod.key, "status": stop.status,
-                            "code": first.code if first else "",
-                            "message": first.message if first else "",
-                            "details": [d for r in reasons for d in (r.details or ())]}
+    if not outcome.gang:
+        doc.update(declared=outcome.declared, declaredPlaced=outcome.declared_placed, total=outcome.total)
+    if outcome.stopped_by is not None:
+        doc["stoppedBy"] = _stop_document(outcome.stopped_by)
     doc["placements"] = outcome.placements
     return doc
+
+
+def _stop_document(stop: PodResult) -> dict:
+    reasons = [r for r in stop.reasons or [] if r.severity == "error"] or list(stop.reasons or [])
+    first = reasons[0] if reasons else None
+    return {"pod": stop.pod.key, "status": stop.status,
+            "code": first.code if first else "",
+            "message": first.message if first else "",
+            "details": [d for r in reasons for d in (r.details or ())]}

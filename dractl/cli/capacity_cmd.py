@@ -24,8 +24,8 @@ def capacity(
     node: Optional[str] = typer.Option(None, "--node", help="Only the pools of this node."),
     fit: Optional[str] = typer.Option(None, "--fit", metavar="POD|TEMPLATE|FILE",
                                       help="How many more replicas of this pod (a Pod or a controller's "
-                                           "pod template, by name or as a file) fit, placed one after another "
-                                           "exactly as the dry run would."),
+                                           "pod template, by name or as a file) fit beyond its own, placed one "
+                                           "after another exactly as the dry run would."),
     max_replicas: int = typer.Option(10_000, "--max", metavar="N", help="Stop --fit after N replicas."),
     add_nodes: int = typer.Option(0, "--add-nodes", metavar="N",
                                   help="What-if: N more nodes copied from --like (its node-local slices too), "
@@ -33,6 +33,10 @@ def capacity(
     like: Optional[str] = typer.Option(None, "--like", metavar="NODE", help="The node --add-nodes and --need copy."),
     need: Optional[int] = typer.Option(None, "--need", metavar="M",
                                        help="How many nodes like --like are needed for M replicas of --fit."),
+    what_if: Optional[str] = typer.Option(
+        None, "--what-if", "--add-taint-rule", metavar="RULE.yaml",
+        help="dractl's what-if: the devices the DeviceTaintRules of this file select, the claims and pods on "
+             "them, the pods NoExecute would evict and the pending pods it would block, per node."),
     partition_attribute: Optional[str] = typer.Option(
         None, "--partition-type-attribute", metavar="DOMAIN/NAME",
         help="Group partitions by this attribute where a slice declares no partitionTypeAttribute "
@@ -56,7 +60,8 @@ def capacity(
     debug: bool = common.DEBUG_OPTION,
 ) -> None:
     """Availability per pool (KEP-5677's pool status) and per node after placing PATH..., and
-    how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need).
+    how many more of a pod fit (--fit), also with nodes added (--add-nodes/--like, --need), or
+    what a DeviceTaintRule would do (--what-if).
 
     Exit status: 0 answered, 1 validation errors or --need cannot be met, 2 usage error.
     """
@@ -79,7 +84,8 @@ def capacity(
         raise common.UsageError("give --inventory and/or manifests (PATH...)")
     dry = dry_run_options(s, node=None, node_order=None, timeout=timeout)
     cap = CapacityOptions(filters=Filters(driver, pool, node), fit=fit, max_replicas=max_replicas,
-                          add_nodes=add_nodes, like=like, need=need, partition_attribute=partition_attribute)
+                          add_nodes=add_nodes, like=like, need=need, partition_attribute=partition_attribute,
+                          what_if=what_if)
     with common.deadline_scope(deadline):
         result = run_capacity(paths or [], s.check_options(progress=not quiet), dry, cap)
         outputs.emit(result, output.value, quiet=quiet, golden=golden, update=update, no_color=no_color,

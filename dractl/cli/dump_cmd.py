@@ -23,18 +23,19 @@ def dump(
 ) -> None:
     """Capture an inventory for `dractl allocate -i` or a bug report.
 
-    Without an argument, print the kubectl command line that dumps ResourceSlices, DeviceClasses,
-    ResourceClaims, Nodes, DeviceTaintRules and PodGroups. With its output (a file or - for
-    stdin), write a trimmed inventory: slices, classes, taint rules and PodGroups without server
-    bookkeeping, allocated claims only, nodes with only labels, taints and allocatable. dractl
-    never talks to a cluster. Exit status: 0 done, 2 unreadable or unparsable input.
+    Without an argument, print the kubectl command line that dumps Nodes, DeviceClasses,
+    DeviceTaintRules, ResourceSlices, ResourceClaims, Workloads and PodGroups, those of them the
+    cluster serves. With its output (a file or - for stdin), write a trimmed inventory: slices,
+    classes, taint rules, Workloads and PodGroups without server bookkeeping, allocated claims
+    only, nodes with only labels, taints and allocatable. dractl never talks to a cluster.
+    Exit status: 0 done, 2 unreadable or unparsable input.
     """
     from dractl.pipeline.dump import kubectl_command
 
     if source is None:
         typer.echo(kubectl_command())
-        typer.echo("# A cluster that does not serve DeviceTaintRules or PodGroups (their feature "
-                   "gates are off) rejects the whole command: drop those names from the list.")
+        typer.echo("# For a POSIX shell (sh, bash, zsh): kinds the cluster does not serve (DeviceTaintRules, "
+                   "PodGroups and Workloads on most 1.34-1.37 clusters) are left out of the list, not fatal.")
         typer.echo("# Then: dractl dump cluster.yaml -w inventory.yaml")
         return
     text = _trimmed_text(source, common.parse_size(max_file_size))

@@ -1,11 +1,23 @@
 """`dractl dump`: what to run to capture a cluster's DRA state, and how to trim that output
 into an inventory file for a bug report. dractl never talks to a cluster: the user runs kubectl.
 
-The trimmed file keeps what the dry run reads and drops what only the server keeps (managed
-fields, resource versions, uids, last-applied annotations, node status beyond allocatable):
+The command works on every cluster: which of the resources a cluster serves differs by release
+and by feature gate (DeviceTaintRules are GA only from 1.37, PodGroups and Workloads are alpha or
+beta APIs, off by default), and `kubectl get` refuses the whole list when one name is not served
+("the server doesn't have a resource type"); `--ignore-not-found` covers missing objects, not
+missing types. So the command asks the cluster which of them it serves (`kubectl api-resources
+-o name` prints exactly these names: `nodes` for the core group, `plural.group` for the others)
+and gets only those.
 
-    ResourceSlice, DeviceClass, DeviceTaintRule, PodGroup   whole, minus server bookkeeping
-    ResourceClaim                                           only allocated ones (status.allocation)
+The trimmed file keeps what the dry run reads and drops what only the server or a driver keeps,
+which the dry run does not read and would otherwise report (managed fields, resource versions,
+uids, last-applied annotations, owner references of slices, classes and taint rules, owner
+references without uid, device status written by drivers, node status beyond allocatable):
+
+    ResourceSlice, DeviceClass, DeviceTaintRule,            whole, minus that bookkeeping
+    PodGroup, Workload
+    ResourceClaim                                           only allocated ones (status.allocation
+                                                            and reservedFor)
     Node                                                    name, labels, taints, allocatable
 """
 
@@ -14,28 +26,38 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-# kubectl resource names, fully qualified so that a CRD of the same short name cannot answer.
+# kubectl resource names, fully qualified so that a CRD of the same short name cannot answer
+# (the names `kubectl api-resources -o name` prints).
 RESOURCES = (
-    "resourceslices.resource.k8s.io",
-    "deviceclasses.resource.k8s.io",
-    "resourceclaims.resource.k8s.io",
     "nodes",
+    "deviceclasses.resource.k8s.io",
     "devicetaintrules.resource.k8s.io",
+    "resourceslices.resource.k8s.io",
+    "resourceclaims.resource.k8s.io",
+    "workloads.scheduling.k8s.io",
     "podgroups.scheduling.k8s.io",
 )
 # The kinds the dry run reads, in the order the trimmed file lists them.
-KIND_ORDER = ("Node", "DeviceClass", "DeviceTaintRule", "ResourceSlice", "ResourceClaim", "PodGroup")
+KIND_ORDER = ("Node", "DeviceClass", "DeviceTaintRule", "ResourceSlice", "ResourceClaim", "Workload",
+              "PodGroup")
 _GROUPS = {"Node": "", "DeviceClass": "resource.k8s.io", "DeviceTaintRule": "resource.k8s.io",
            "ResourceSlice": "resource.k8s.io", "ResourceClaim": "resource.k8s.io",
-           "PodGroup": "scheduling.k8s.io"}
+           "Workload": "scheduling.k8s.io", "PodGroup": "scheduling.k8s.io"}
 # Metadata the server writes for itself; nothing in the dry run reads it.
 SERVER_METADATA = ("managedFields", "resourceVersion", "uid", "selfLink", "generation")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# Kinds whose owner references the dry run reads: a generated claim is its pod's (the
+# scheduler's check that a claim from a template belongs to the pod). Elsewhere an owner (the
+# Node or the driver's pod of a slice) is bookkeeping.
+_OWNED_KINDS = ("ResourceClaim",)
 
 
 def kubectl_command(output: str = "cluster.yaml") -> str:
-    """The kubectl command line that captures everything `dractl dump` keeps."""
-    return f"kubectl get {','.join(RESOURCES)} -A -o yaml > {output}"
+    """A POSIX shell command line that captures everything `dractl dump` keeps, on any cluster:
+    `kubectl api-resources` says which of RESOURCES the cluster serves, and only those are got."""
+    served = " ".join(f"-e {name}" for name in RESOURCES)
+    return (f'kubectl get "$(kubectl api-resources -o name | grep -x {served} | paste -s -d, -)" '
+            f"-A -o yaml > {output}")
 
 
 @dataclass
@@ -57,7 +79,7 @@ def trim(documents: list[dict]) -> Trimmed:
         if kind == "ResourceClaim" and not _allocated(doc):
             _count(out.skipped, "ResourceClaim (not allocated)")
             continue
-        trimmed = _node(doc) if kind == "Node" else _object(doc)
+        trimmed = _node(doc) if kind == "Node" else _object(doc, kind)
         out.objects.append(trimmed)
         _count(out.kept, kind)
     out.objects.sort(key=lambda o: (KIND_ORDER.index(o["kind"]), _meta(o).get("namespace") or "",
@@ -79,7 +101,7 @@ def _allocated(doc: dict) -> bool:
     return isinstance(status, dict) and isinstance(status.get("allocation"), dict)
 
 
-def _object(doc: dict) -> dict:
+def _object(doc: dict, kind: str) -> dict:
     out = copy.deepcopy(doc)
     meta = _meta(out)
     for key in SERVER_METADATA:
@@ -89,7 +111,25 @@ def _object(doc: dict) -> dict:
         annotations.pop(LAST_APPLIED, None)
         if not annotations:
             meta.pop("annotations")
+    _owner_references(meta, kind)
+    status = out.get("status")
+    if kind == "ResourceClaim" and isinstance(status, dict):
+        # status.devices is what drivers report about prepared devices (conditions, network
+        # data); the allocation and reservedFor are the state the dry run reads.
+        status.pop("devices", None)
     return out
+
+
+def _owner_references(meta: dict, kind: str) -> None:
+    refs = meta.get("ownerReferences")
+    if refs is None:
+        return
+    kept = [r for r in refs if isinstance(r, dict) and r.get("uid")] \
+        if kind in _OWNED_KINDS and isinstance(refs, list) else []
+    if kept:
+        meta["ownerReferences"] = kept
+    else:
+        meta.pop("ownerReferences")
 
 
 def _node(doc: dict) -> dict:

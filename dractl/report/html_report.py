@@ -10,7 +10,14 @@ def report_allocate(result, view) -> str:
 
 
 def report_capacity(result, view) -> str:
-    return _page(result, result.capacity_state, "dractl capacity", with_pools=True)
+    doc = result.capacity or {}
+    title = "dractl capacity"
+    if doc.get("fit"):
+        fit = doc["fit"]
+        title += f" (after --fit: {fit['replicas']} more replica(s) of {fit['workload']})"
+    elif doc.get("whatIf"):
+        title += " (without the --what-if rule)"
+    return _page(result, result.capacity_state, title, with_pools=True)
 
 
 def _page(result, state, title: str, with_pools: bool) -> str:

@@ -1,5 +1,5 @@
 """`dractl capacity`: pool status, --fit equal to what `allocate` schedules with that many copies
-plus one, --add-nodes/--like, --need, and the HTML picture in a real browser."""
+in total plus one, --add-nodes/--like, --need, and the HTML picture in a real browser."""
 
 from __future__ import annotations
 
@@ -42,12 +42,13 @@ def _fit(inventory: str, target: Path, *extra: str) -> dict:
 
 def _copies(target: Path, count: int, tmp_path: Path) -> Path:
     """The target file with its pod maker run `count` times: a controller's replicas set to
-    count, or count copies of a Pod named as --fit names its replicas."""
+    count, or the Pod and count - 1 copies named as --fit names its replicas."""
     docs = [d for d in yaml.safe_load_all(target.read_text()) if d]
     out = []
     for doc in docs:
         if doc["kind"] == "Pod":
-            for i in range(1, count + 1):
+            out.append(doc)
+            for i in range(1, count):
                 pod = copy.deepcopy(doc)
                 pod["metadata"]["name"] = f"{doc['metadata']['name']}-fit-{i}"
                 out.append(pod)
@@ -64,18 +65,18 @@ def _copies(target: Path, count: int, tmp_path: Path) -> Path:
 @pytest.mark.parametrize("inventory, example", SHAPES, ids=[s[1] for s in SHAPES])
 def test_fit_equals_what_allocate_schedules(inventory, example, tmp_path):
     fit = _fit(inventory, EXAMPLES / example)["fit"]
-    n = fit["replicas"]
-    assert not fit["bounded"]
-    plan = run("allocate", "-i", f"builtin:{inventory}", str(_copies(EXAMPLES / example, n + 1, tmp_path)), "-o", "json")
+    n, total = fit["replicas"], fit["total"]
+    assert not fit["bounded"] and total == fit["declaredPlaced"] + n
+    plan = run("allocate", "-i", f"builtin:{inventory}", str(_copies(EXAMPLES / example, total + 1, tmp_path)), "-o", "json")
     doc = json.loads(plan.out)
     statuses = [p["status"] for p in doc["pods"]]
-    assert statuses.count("Scheduled") == n, (example, n, statuses)
-    assert len(statuses) == n + 1 and statuses[-1] != "Scheduled"
-    # The placements are the dry run's: same nodes, same devices, in the same order.
+    assert statuses.count("Scheduled") == total, (example, total, statuses)
+    assert len(statuses) == total + 1 and statuses[-1] != "Scheduled"
+    # The replicas' placements are the dry run's: same nodes, same devices, in the same order.
     placed = [(p["node"], sorted(d for c in doc["claims"] if c["name"] in {x["resourceClaimName"] for x in p["claims"]}
                                  and c["allocation"] for d in
                                  [f"{r['driver']}/{r['pool']}/{r['device']}" for r in c["allocation"]["devices"]["results"]]))
-              for p in doc["pods"] if p["status"] == "Scheduled"]
+              for p in doc["pods"] if p["status"] == "Scheduled"][total - n:]
     assert placed == [(p["node"], sorted(p["devices"])) for p in fit["placements"]]
     assert fit["stoppedBy"]["status"] == "Unschedulable" and fit["stoppedBy"]["message"]
 
@@ -105,10 +106,10 @@ def test_filters():
 
 
 def test_add_nodes_and_need():
-    base = _fit("example-gpu", EXAMPLES / "gpu-pod.yaml")["fit"]["replicas"]
+    base = _fit("example-gpu", EXAMPLES / "gpu-pod.yaml")["fit"]["total"]
     like = "dra-example-driver-cluster-worker"
     more = _fit("example-gpu", EXAMPLES / "gpu-pod.yaml", "--add-nodes", "2", "--like", like)
-    assert more["fit"]["replicas"] == base + 2 * 8 and more["fit"]["addedNodes"] == 2
+    assert more["fit"]["total"] == base + 2 * 8 and more["fit"]["addedNodes"] == 2
     added = [n["name"] for n in more["nodes"] if n["name"].startswith("template-node-for-")]
     assert added == [f"template-node-for-{like}-1", f"template-node-for-{like}-2"]
     need = _fit("example-gpu", EXAMPLES / "gpu-pod.yaml", "--like", like, "--need", str(base + 17))["fit"]["need"]

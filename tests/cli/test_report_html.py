@@ -34,8 +34,16 @@ def _picture(nodes: int, devices: int, name_suffix: str = "") -> dict:
                             "devices": [{"id": f"gpu.example.com/node-0/mig-{i}", "name": f"mig-{i}", "state": "free"}
                                         for i in range(3)]})
         groups.append({"node": f"node-{n}{name_suffix}", "attached": False, "parents": parents})
+    workloads = [{"id": f"pods:default/pod-{n}", "label": f"Pods default/pod-{n}-*{name_suffix}", "devices": 1,
+                  "pods": 1} for n in range(nodes)]
+    pod_workload = {f"default/pod-{n}-{d}{name_suffix}": f"pods:default/pod-{n}" for n in range(nodes)
+                    for d in range(devices)}
     return {"title": "dractl allocate" + name_suffix, "summary": {"pods": 3, "scheduled": 2},
-            "nodes": groups, "pending": [{"pod": "default/p" + name_suffix, "reasons": ["DRA5001: " + name_suffix]}],
+            "nodes": groups, "workloads": workloads, "podWorkload": pod_workload,
+            "pending": [{"pod": "default/p" + name_suffix, "owner": "Job/j" + name_suffix, "status": "Unschedulable",
+                         "claims": ["claim c" + name_suffix],
+                         "reasons": [{"code": "DRA5001", "message": name_suffix,
+                                      "details": ["node" + name_suffix, "  why" + name_suffix]}]}],
             "pools": [{"driver": "gpu.example.com", "poolName": "node-0" + name_suffix, "generation": 1}]}
 
 
@@ -74,3 +82,26 @@ def test_self_check_reports_a_mismatch(tmp_path):
     page.write_text(render(_picture(2, 2)).replace('data-nodes="2"', 'data-nodes="3"'), encoding="utf-8")
     dom = browser_dom(page, tmp_path)
     assert re.search(r'<p id="selfcheck"[^>]*>mismatch: 2 nodes', dom), dom[-1000:]
+
+
+def test_legend_beyond_the_palette_is_one_entry():
+    from dractl.report import palette
+
+    picture = _picture(25, 1)
+    page = render(picture)
+    colours = re.findall(r'<li class="workload"><span class="swatch" style="background:(#[0-9a-f]{6})"></span>', page)
+    assert len(colours) == len(palette.BASE) + 1 and len(set(colours)) == len(colours)
+    assert colours[-1] == palette.OTHER and f"{25 - len(palette.BASE)} more workload(s)" in page
+
+
+def test_palette_colours_are_far_apart():
+    import itertools
+
+    from html_layout import delta_e
+
+    from dractl.report import palette
+
+    colours = [*palette.BASE, palette.OTHER]
+    assert min(delta_e(a, b) for a, b in itertools.combinations(colours, 2)) >= 22
+    assert min(delta_e(c, "#ffffff") for c in colours) >= 22
+    assert min(delta_e(c, "#c9ced6") for c in colours) >= 15
