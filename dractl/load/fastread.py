@@ -89,12 +89,6 @@ def read(text: str, max_depth: int) -> Read | None:
     None when the text must be read by libyaml."""
     if ryml is None or _needs_libyaml(text):
         return None
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-    if _has_reinterpreted_number(data):
-        return None
     markers = _markers(text)
     if markers is None:
         return None
@@ -105,7 +99,12 @@ def read(text: str, max_depth: int) -> Read | None:
     may_be_deep = False
     tree = ryml.Tree()  # one tree for every part: its memory is reused, not mapped anew
     for begin, end in _parts(text, markers):
-        part = data[begin:end] if len(data) == len(text) else text[begin:end].encode("utf-8")
+        try:  # (a part at a time: no copy of the whole text is held)
+            part = text[begin:end].encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        if _has_reinterpreted_number(part):
+            return None
         read_part = _read_part(part, max_depth, tree)
         if read_part is None:
             return None
