@@ -99,6 +99,8 @@ def read(text: str, max_depth: int) -> Read | None:
     may_be_deep = False
     tree = ryml.Tree()  # one tree for every part: its memory is reused, not mapped anew
     for begin, end in _parts(text, markers):
+        if end - begin > LARGEST_PART:
+            return None  # a big document: libyaml builds it from its events, in less memory
         try:  # (a part at a time: no copy of the whole text is held)
             part = text[begin:end].encode("utf-8")
         except UnicodeEncodeError:
@@ -120,6 +122,9 @@ def read(text: str, max_depth: int) -> Read | None:
 # time, cut at `---` lines (which end any scalar, or make it an error in both parsers), so the
 # tree of one part is all there is at any moment.
 PART_BYTES = 256 * 1024
+# A part that cannot be cut small (one document this big) is read by libyaml, whose event path
+# holds nothing but the values (yamlstream.py; tests/hostile's 4.5 MB claim within 20x its size).
+LARGEST_PART = 2 * PART_BYTES
 
 
 def _parts(text: str, markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
