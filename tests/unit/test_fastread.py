@@ -18,7 +18,15 @@ from dractl.load import fastread, parse
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from tests.realworld_corpus import REPO, require_realworld
 
-pytestmark = pytest.mark.skipif(not fastread.AVAILABLE, reason="rapidyaml is not installed")
+pytestmark = pytest.mark.skipif(not fastread.available(), reason="rapidyaml is not installed")
+
+
+def setup_module():
+    fastread.IMPORT_AFTER_BYTES = 0  # (a run takes the fast reader from its first byte)
+
+
+def teardown_module():
+    fastread.IMPORT_AFTER_BYTES = 64 * 1024
 
 
 def _libyaml_only(monkeypatch_read, name: str, data: bytes, limits: Limits):
@@ -256,12 +264,25 @@ def test_without_rapidyaml_libyaml_reads_everything(tmp_path):
     manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n")
     code = ("import sys; sys.modules['ryml'] = None\n"
             "from dractl.load import fastread, parse\n"
-            "assert not fastread.AVAILABLE\n"
+            "fastread.IMPORT_AFTER_BYTES = 0\n"
+            "assert not fastread.available()\n"
             f"r = parse.parse_source('m.yaml', open({str(manifest)!r}, 'rb').read())\n"
             "print(r.documents[0].data['metadata'], r.findings)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "{'name': 'p'} []"
+
+
+def test_a_small_run_does_not_import_rapidyaml(tmp_path):
+    """One small file: rapidyaml is not imported (start-up); past 64 KiB of text it is."""
+    small = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+    code = ("import sys\nfrom dractl.load import parse\n"
+            f"parse.parse_source('a.yaml', {small.encode()!r})\n"
+            "print('ryml' in sys.modules)\n"
+            f"parse.parse_source('b.yaml', {(small * 2000).encode()!r})\n"
+            "print('ryml' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert out.stdout.split() == ["False", "True"], out.stderr
 
 
 def test_rapidyaml_errors_print_nothing(capfd):
