@@ -179,7 +179,7 @@ def yaml_texts(draw):
     return text
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(yaml_texts())
 def test_generated_yaml_reads_the_same(text):
     compare(text)
@@ -238,18 +238,20 @@ def _yaml_files(root: Path):
                   and ".venv" not in p.parts and "out" not in p.parts)
 
 
-def _compare_files(files) -> tuple[int, int]:
+def _compare_files(files, locate_every: int = 1) -> tuple[int, int]:
+    """Documents and findings of every file; the located positions of every field of every
+    `locate_every`-th file (they follow from the document starts, compared for all)."""
     taken = 0
-    for path in files:
+    for i, path in enumerate(files):
         data = path.read_bytes()
-        taken += compare(data, name=str(path), locate=len(data) < 200_000)
+        taken += compare(data, name=str(path), locate=len(data) < 200_000 and i % locate_every == 0)
     return taken, len(files)
 
 
 def test_repository_files_read_the_same():
     files = [p for sub in ("examples", "testdata", "tests", "dractl/inventories")
              for p in _yaml_files(REPO / sub)]
-    taken, total = _compare_files(files)
+    taken, total = _compare_files(files, locate_every=7)
     assert total > 500 and taken > total // 2, (taken, total)
 
 
@@ -290,7 +292,7 @@ def test_rapidyaml_errors_print_nothing(capfd):
     assert capfd.readouterr().err == ""
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(yaml_texts())
 def test_a_file_read_in_parts_reads_the_same(text):
     """Big files are parsed a part at a time, cut at `---` lines: cut at every one of them."""
