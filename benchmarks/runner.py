@@ -470,21 +470,32 @@ def main(argv: list[str] | None = None) -> int:
                                 "cpus": os.cpu_count(), "results": [r.to_json() for r in results],
                                 "micro": micro, "ratios": rows, "capacity": extra}, indent=2) + "\n")
     if args.write_readme:
-        R.write_readme(R.readme_block(f"Measured by `python -m benchmarks{_argv_text(argv)}`: " + context,
+        # No path of this machine in the README: which dractl ran, not where it is installed.
+        shown = context.replace(dractl_desc, "dractl on PATH" if dractl_desc == dractl[0] else "python -m dractl")
+        R.write_readme(R.readme_block(f"Measured by `python -m benchmarks{_argv_text(argv)}`: " + shown,
                                       scenario_rows(results), rows, lines, extra), args.write_readme)
         print(f"wrote the performance block of {args.write_readme}")
     print(f"\n{len(results)} scenarios in {time.perf_counter() - started:.0f} s; measurements in {path}")
     return 1 if any(r.problems for r in results) else 0
 
 
+_PATH_OPTIONS = {"--out": "DIR", "--json": "FILE"}
+
+
 def _argv_text(argv: list[str] | None) -> str:
-    """The options of this run as typed, without --write-readme [FILE] itself."""
+    """The options of this run as typed, without --write-readme [FILE] itself and with the
+    paths of --out and --json as placeholders."""
     args, shown = list(sys.argv[1:] if argv is None else argv), []
     while args:
         arg = args.pop(0)
+        name = arg.split("=", 1)[0]
         if arg == "--write-readme":
             if args and not args[0].startswith("-"):
                 args.pop(0)
+        elif name in _PATH_OPTIONS:
+            if arg == name and args:
+                args.pop(0)
+            shown.append(f"{name} {_PATH_OPTIONS[name]}")
         elif not arg.startswith("--write-readme="):
             shown.append(arg)
     return (" " + " ".join(shown)) if shown else ""

@@ -61,3 +61,8 @@ def test_generated_block_replaces_only_the_marked_part():
 def test_write_readme_option_strips_itself_from_the_shown_command():
     assert runner._argv_text(["--quick", "--write-readme", "x.md", "--runs", "3"]) == " --quick --runs 3"
     assert runner._argv_text(["--write-readme"]) == ""
+
+
+def test_command_line_in_the_block_names_no_path_of_this_machine():
+    argv = ["--large", "--out", "/tmp/e2e/bench", "--json=/tmp/r.json", "--runs", "5", "--write-readme"]
+    assert runner._argv_text(argv) == " --large --out DIR --json FILE --runs 5"
