@@ -1,5 +1,5 @@
-"""Issue #19's ratios, each against a baseline measured (or, for Go, stated) in the same run, and
-the README's performance block generated from them.
+"""The ratios of docs/decisions/0005-performance-targets.md, each against a baseline measured (or,
+for Go, stated) in the same run, and the README's performance block generated from them.
 
 * end to end over a bare libyaml parse: `dractl allocate DIR -o json` of a claim-template
   scenario next to a fresh interpreter that only parses the same YAML files with PyYAML's
@@ -137,7 +137,7 @@ def readme_block(context: str, scenario_rows: list[list[str]], rows: list[dict],
              markdown_table(["scenario", "pods / docs", "n", "wall s", "cpu s", "peak MB", "vs baseline"],
                             scenario_rows), ""]
     if rows:
-        parts += ["Ratios of issue #19, each baseline measured in the same run (Go's figure is stated):", "",
+        parts += ["Ratios (docs/decisions/0005-performance-targets.md), each baseline measured in the same run (Go's figure is stated):", "",
                   markdown_table(["ratio", "dractl", "baseline", "ratio", "target", ""],
                                  [[r[k] for k in ("what", "dractl", "baseline", "ratio", "target", "verdict")]
                                   for r in rows]), ""]

@@ -12,7 +12,8 @@ For every scenario:
   for every document, so its cost per document is flat); for scheduling the ~50 pods/s that
   scheduler_perf's SchedulingWithResourceClaimTemplate/5000pods_500nodes reaches in a real
   control plane (a reference figure, not measured here).
-Timings are never asserted; the targets of issue #9 are printed as met / not met.
+Timings are never asserted; the targets (docs/decisions/0005-performance-targets.md) are printed
+as met / not met.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from benchmarks.corpus import validation_corpus
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT_OUT = ROOT / "out"
-# The scenarios issue #9 sets targets for get 3 end-to-end runs by default (the claim-template
+# The scenarios with targets get 3 end-to-end runs by default (the claim-template
 # series too: its linearity is judged from their medians), the others 1 (the validation corpus
 # too: one run of it costs as much as all the scheduling scenarios together).
 HEADLINE = ("claim_template_5000pods_500nodes", "steady_state_full_500nodes")
@@ -449,11 +450,11 @@ def main(argv: list[str] | None = None) -> int:
     micro = None if args.no_micro else run_micro(dractl, args.quick)
     lines = targets(results, micro)
     if lines:
-        print("targets (issue #9, stated for a 2-core machine):")
+        print("targets (stated for a 2-core machine):")
         print("\n".join(lines))
     rows = R.ratio_rows(results, micro)
     if rows:
-        print("\nratios (issue #19; every baseline measured in this run, Go's stated):")
+        print("\nratios (every baseline measured in this run, Go's stated):")
         print(R.ratio_table(rows))
     extra = run_capacity(out) if args.capacity else []
     print("\n".join(extra))
@@ -564,7 +565,7 @@ def run_capacity(out: Path) -> list[str]:
     lines = [capacity_bench.describe(row) for row in capacity_bench.run(out / "capacity", 1)]
     lines.append(capacity_bench.html_render(out / "capacity"))
     print(" done", flush=True)
-    return ["capacity (issue #17, one run each): " + line for line in lines]
+    return ["capacity (one run each): " + line for line in lines]
 
 
 def print_profile(s: S.Scenario, out: Path, top: int = 25) -> None:

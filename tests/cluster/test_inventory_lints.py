@@ -1,4 +1,4 @@
-"""Issue #16 item 2: `validate -i` and dractl's inventory lints (DRA71xx selectors, DRA72xx
+"""`validate -i` and dractl's inventory lints (DRA71xx selectors, DRA72xx
 pools), located inside the CEL expression, with suggestions drawn from the inventory."""
 
 from __future__ import annotations

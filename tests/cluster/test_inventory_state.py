@@ -1,6 +1,6 @@
-"""Issue #16 item 1: inventory is cluster state. Objects given with -i (or with a status) are
-validated and reported, but only findings on what the allocator reads leave them out of the dry
-run; findings on -i objects are warnings unless --strict-inventory."""
+"""Inventory is cluster state (docs/decisions/0003-inventory-is-cluster-state.md). Objects given
+with -i (or with a status) are validated and reported, but only findings on what the allocator reads
+leave them out of the dry run; findings on -i objects are warnings unless --strict-inventory."""
 
 from __future__ import annotations
 

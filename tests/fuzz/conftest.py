@@ -6,8 +6,8 @@ deterministic (derandomized) so CI never fails at random on an old bug. A longer
     DRACTL_FUZZ_EXAMPLES=5000 python -m pytest tests/fuzz -q
 
 (the number is the examples per fuzz test; DRACTL_FUZZ_SEED=N picks a seed). The campaign of
-issue #20 (10,000 mutated inputs through the entry point, every command and format, the hostile
-generators of fuzz_hostile.py included) is one command:
+docs/decisions/0006-hostile-inputs.md (10,000 mutated inputs through the entry point, every command
+and format, the hostile generators of fuzz_hostile.py included) is one command:
 
     DRACTL_FUZZ_EXAMPLES=2500 DRACTL_SWEEP=full python -m pytest tests/fuzz tests/hostile -q
 

@@ -1,4 +1,4 @@
-"""Issue #16 done-means: every real inventory of ../shared/realworld used as published (with
+"""Every real inventory of the third-party corpus (tests/realworld_corpus.py) used as published (with
 -i, findings and all) schedules the pods that INDEX.md says fit on the devices it names.
 
 Not here: the cloud dumps of kubernetes-sigs/dranet (INV-AWS-A100, INV-AWS-EFA, AKS, OCI, GKE),

@@ -1,8 +1,9 @@
-"""dractl's extension podgroup-constraints (issue #21): the backtracking search across a group's
-pods for distinctAttribute (dractl/simulate/groupbacktrack.py). The first placement it finds is
-the greedy one whenever greedy works; it finds one whenever one exists (checked against a brute
-force on small random inventories); the values-available bound only skips work; --timeout stops
-it with DRA8013; matchAttribute and distinctAttribute together; a 16-pod gang on 500 nodes."""
+"""dractl's extension podgroup-constraints (docs/decisions/0001-podgroup-constraints-extension.md):
+the backtracking search across a group's pods for distinctAttribute
+(dractl/simulate/groupbacktrack.py). The first placement it finds is the greedy one whenever greedy
+works; it finds one whenever one exists (checked against a brute force on small random inventories);
+the values-available bound only skips work; --timeout stops it with DRA8013; matchAttribute and
+distinctAttribute together; a 16-pod gang on 500 nodes."""
 
 from __future__ import annotations
 

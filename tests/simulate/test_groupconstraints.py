@@ -1,6 +1,7 @@
-"""dractl's extension podgroup-constraints (issue #21): acceptance behind the opt-in, the rules on
-the constraints, and the group search (matchAttribute across pods and nodes, distinctAttribute,
-Workload templates, basic groups, the --timeout bound, a 16-pod gang on 500 nodes)."""
+"""dractl's extension podgroup-constraints (docs/decisions/0001-podgroup-constraints-extension.md):
+acceptance behind the opt-in, the rules on the constraints, and the group search (matchAttribute
+across pods and nodes, distinctAttribute, Workload templates, basic groups, the --timeout bound, a
+16-pod gang on 500 nodes)."""
 
 from __future__ import annotations
 
