@@ -53,9 +53,15 @@ OUTSIDE = {
     "dractl issue": re.compile(r"\b[Ii]ssues? #?\d{1,3}\b"),
     "seed notes": re.compile(r"\bseed (?:review|discussion|example)s?\b"),
 }
+# A substring every match of each pattern contains.
+OUTSIDE_HINT = {"allocator-semantics": "allocator-semantics", "cel-notes": "cel-notes",
+                "upstream-1.3x notes": "upstream-1.3", "shared docs": "shared/docs", "notes/": "notes/",
+                "product.md": "product.md", "cli.md": "cli.md", "section sign": "\u00a7",
+                "spec section": "pec ", "dractl issue": "ssue", "seed notes": "seed "}
 # An absolute path of a developer's or CI machine (container paths such as /var/run/cdi are data).
 MACHINE_PATH = re.compile(r"(?<![\w.~$}])/(?:work|home|Users|root|tmp|mnt|srv|opt)/[\w.-]"
                           r"|\b[A-Z]:\\\\?Users\\")
+MACHINE_HINT = re.compile(r"/(?:work|home|Users|root|tmp|mnt|srv|opt)/|:\\\\")
 # Repository paths named in text; the first segment must be a top-level directory of the checkout.
 REPO_PATH = re.compile(r"(?<![\w./-])((?:dractl|tests|docs|scripts|benchmarks|testdata|examples|completions)"
                        r"/[\w./-]*?\.(?:py|md|yaml|yml|json|toml|txt|sh))(?:#([\w-]+))?(?![\w/-])")
@@ -166,6 +172,8 @@ def test_nothing_cites_documents_outside_the_repository():
         if path == THIS:
             continue
         for name, pattern in OUTSIDE.items():
+            if OUTSIDE_HINT[name] not in text:
+                continue   # a plain substring test first: the scan covers 16 MB
             for m in pattern.finditer(text):
                 problems.append(f"{_where(path, text, m.start())}: {name}: {text[m.start():m.start() + 40]!r}")
     assert problems == []
@@ -173,7 +181,7 @@ def test_nothing_cites_documents_outside_the_repository():
 
 def test_no_absolute_machine_path_in_the_repository():
     problems = [f"{_where(path, text, m.start())}: {text[m.start():m.start() + 40]!r}"
-                for path, text in _texts().items() if path != THIS
+                for path, text in _texts().items() if path != THIS and MACHINE_HINT.search(text)
                 for m in MACHINE_PATH.finditer(text)]
     assert problems == []
 
@@ -185,7 +193,8 @@ def test_the_patterns_catch_what_they_are_for():
     assert not OUTSIDE["dractl issue"].search("upstream #141307 (issue #141323)")
     assert OUTSIDE["dractl issue"].search("Issue 6: PodGroups") and OUTSIDE["spec section"].search("spec 7a")
     assert not OUTSIDE["spec section"].search("must be a string compatible with semver.org spec 2.0.0")
-    assert MACHINE_PATH.search("CORPUS = Path('/home/ci/corpus')")
+    assert MACHINE_PATH.search("CORPUS = Path('/home/ci/corpus')") and MACHINE_HINT.search("/home/ci")
+    assert set(OUTSIDE) == set(OUTSIDE_HINT)
     assert not MACHINE_PATH.search("mounted at /var/run/cdi and $TMPDIR/x")
     assert _slug("Big trees: `--jobs` and progress") == "big-trees---jobs-and-progress"
     spec = REPO / "docs" / "spec" / "allocator.md"
