@@ -3,7 +3,7 @@
 # Install: `dractl completion bash > ~/.local/share/bash-completion/completions/dractl`,
 # or `source` this file from ~/.bashrc.
 
-_dractl_codes='DRA0001 DRA0002 DRA0003 DRA0004 DRA0005 DRA0006 DRA0007 DRA0008 DRA0009 DRA0010 DRA0011 DRA0012 DRA0013 DRA0014 DRA0015 DRA0016 DRA0101 DRA0102 DRA0103 DRA0104 DRA0105 DRA0106 DRA0999 DRA1001 DRA1002 DRA1003 DRA1004 DRA1005 DRA1006 DRA1007 DRA1008 DRA1009 DRA1010 DRA1011 DRA1012 DRA1013 DRA1014 DRA1015 DRA1017 DRA1018 DRA1019 DRA1020 DRA1021 DRA1022 DRA1023 DRA1024 DRA1025 DRA1026 DRA1027 DRA1028 DRA1029 DRA1030 DRA1050 DRA1051 DRA1052 DRA1053 DRA1055 DRA1056 DRA1057 DRA1058 DRA1059 DRA1060 DRA1061 DRA1062 DRA1063 DRA1064 DRA1065 DRA1066 DRA1067 DRA1068 DRA1101 DRA1102 DRA1103 DRA1201 DRA1202 DRA1203 DRA1204 DRA1205 DRA1206 DRA1207 DRA1208 DRA1209 DRA1210 DRA1211 DRA1212 DRA1213 DRA1214 DRA1215 DRA1216 DRA1217 DRA1218 DRA1219 DRA1220 DRA1221 DRA1222 DRA1223 DRA1224 DRA1225 DRA1226 DRA1227 DRA1228 DRA1229 DRA1230 DRA1231 DRA1232 DRA1233 DRA1234 DRA1235 DRA1236 DRA1301 DRA1302 DRA1303 DRA1304 DRA1310 DRA1311 DRA1401 DRA1402 DRA1403 DRA1404 DRA1405 DRA1406 DRA1407 DRA1408 DRA1409 DRA1410 DRA1411 DRA1412 DRA1413 DRA1414 DRA1415 DRA1417 DRA1418 DRA1501 DRA1502 DRA1503 DRA1504 DRA1505 DRA1506 DRA1507 DRA1508 DRA1509 DRA1510 DRA1511 DRA1512 DRA1513 DRA1900 DRA1901 DRA1902 DRA1903 DRA1904 DRA1905 DRA1906 DRA1907 DRA1908 DRA1910 DRA1911 DRA1920 DRA1999 DRA2001 DRA2002 DRA2003 DRA2004 DRA2010 DRA2011 DRA2012 DRA2013 DRA2020 DRA2021 DRA2022 DRA2030 DRA5001 DRA5002 DRA5003 DRA5004 DRA5005 DRA5006 DRA5007 DRA5008 DRA5009 DRA5010 DRA5011 DRA5012 DRA5013 DRA5014 DRA5015 DRA5016 DRA5017 DRA5018 DRA5019 DRA5020 DRA5021 DRA5022 DRA5023 DRA5101 DRA5102 DRA5103 DRA5104 DRA5105 DRA6001 DRA6002 DRA6003 DRA6004 DRA6005 DRA6006 DRA6007 DRA6008 DRA6101 DRA6102 DRA6103 DRA6104 DRA7001 DRA7101 DRA7102 DRA7103 DRA7104 DRA7105 DRA7106 DRA7201 DRA7202 DRA7203 DRA7204 DRA7205 DRA8001 DRA8002 DRA8003 DRA8004 DRA8010 DRA8011 DRA8012 DRA8013'
+_dractl_codes='DRA0001 DRA0002 DRA0003 DRA0004 DRA0005 DRA0006 DRA0007 DRA0008 DRA0009 DRA0010 DRA0011 DRA0012 DRA0013 DRA0014 DRA0015 DRA0016 DRA0017 DRA0018 DRA0101 DRA0102 DRA0103 DRA0104 DRA0105 DRA0106 DRA0107 DRA0999 DRA1001 DRA1002 DRA1003 DRA1004 DRA1005 DRA1006 DRA1007 DRA1008 DRA1009 DRA1010 DRA1011 DRA1012 DRA1013 DRA1014 DRA1015 DRA1017 DRA1018 DRA1019 DRA1020 DRA1021 DRA1022 DRA1023 DRA1024 DRA1025 DRA1026 DRA1027 DRA1028 DRA1029 DRA1030 DRA1050 DRA1051 DRA1052 DRA1053 DRA1055 DRA1056 DRA1057 DRA1058 DRA1059 DRA1060 DRA1061 DRA1062 DRA1063 DRA1064 DRA1065 DRA1066 DRA1067 DRA1068 DRA1101 DRA1102 DRA1103 DRA1201 DRA1202 DRA1203 DRA1204 DRA1205 DRA1206 DRA1207 DRA1208 DRA1209 DRA1210 DRA1211 DRA1212 DRA1213 DRA1214 DRA1215 DRA1216 DRA1217 DRA1218 DRA1219 DRA1220 DRA1221 DRA1222 DRA1223 DRA1224 DRA1225 DRA1226 DRA1227 DRA1228 DRA1229 DRA1230 DRA1231 DRA1232 DRA1233 DRA1234 DRA1235 DRA1236 DRA1301 DRA1302 DRA1303 DRA1304 DRA1310 DRA1311 DRA1401 DRA1402 DRA1403 DRA1404 DRA1405 DRA1406 DRA1407 DRA1408 DRA1409 DRA1410 DRA1411 DRA1412 DRA1413 DRA1414 DRA1415 DRA1417 DRA1418 DRA1501 DRA1502 DRA1503 DRA1504 DRA1505 DRA1506 DRA1507 DRA1508 DRA1509 DRA1510 DRA1511 DRA1512 DRA1513 DRA1900 DRA1901 DRA1902 DRA1903 DRA1904 DRA1905 DRA1906 DRA1907 DRA1908 DRA1910 DRA1911 DRA1920 DRA1999 DRA2001 DRA2002 DRA2003 DRA2004 DRA2010 DRA2011 DRA2012 DRA2013 DRA2020 DRA2021 DRA2022 DRA2030 DRA5001 DRA5002 DRA5003 DRA5004 DRA5005 DRA5006 DRA5007 DRA5008 DRA5009 DRA5010 DRA5011 DRA5012 DRA5013 DRA5014 DRA5015 DRA5016 DRA5017 DRA5018 DRA5019 DRA5020 DRA5021 DRA5022 DRA5023 DRA5101 DRA5102 DRA5103 DRA5104 DRA5105 DRA6001 DRA6002 DRA6003 DRA6004 DRA6005 DRA6006 DRA6007 DRA6008 DRA6101 DRA6102 DRA6103 DRA6104 DRA7001 DRA7101 DRA7102 DRA7103 DRA7104 DRA7105 DRA7106 DRA7201 DRA7202 DRA7203 DRA7204 DRA7205 DRA8001 DRA8002 DRA8003 DRA8004 DRA8010 DRA8011 DRA8012 DRA8013'
 _dractl_inventories='builtin:cpu builtin:example-gpu builtin:example-gpu-partitioned builtin:intel-gpu builtin:mixed builtin:nvidia-gpu builtin:nvidia-mig builtin:sriov-nic builtin:tpu'
 
 _dractl_words() {
@@ -30,7 +30,7 @@ _dractl_candidates() {
         validate)
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
-                -o|--output) _dractl_words 'text json junit sarif github' "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml junit sarif github concise gitlab' "$cur"; return ;;
                 --kube-version) _dractl_words '1.34 1.35 1.36 1.37 1.38' "$cur"; return ;;
                 --feature-gates) return ;;
                 --min-compatibility-version) return ;;
@@ -47,7 +47,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --min-compatibility-version --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory --strict-inventory -o --output --kube-version --feature-gates --min-compatibility-version --strict --no-strict --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics -v --verbose --exclude --force-exclude --no-default-exclude --list-files -j --jobs --config --no-config --golden --update --golden-allow-outside --deadline --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -55,7 +55,7 @@ _dractl_candidates() {
         allocate)
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
-                -o|--output) _dractl_words 'text json yaml html junit sarif github' "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml html junit sarif github concise gitlab' "$cur"; return ;;
                 --node) return ;;
                 --node-order) _dractl_words 'first least-allocated most-allocated' "$cur"; return ;;
                 --explain) return ;;
@@ -77,7 +77,7 @@ _dractl_candidates() {
                 --color) _dractl_words 'auto always never' "$cur"; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --min-compatibility-version --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
+                _dractl_words '-i --inventory -o --output --strict --no-strict --node --node-order --explain --timeout --no-controller-simulation --strict-inventory --golden --update --golden-allow-outside --deadline --kube-version --feature-gates --min-compatibility-version --extension --ignore --select --skip-kinds --reject-kinds --exit-zero --statistics --exclude --force-exclude --no-default-exclude --list-files -j --jobs --config --no-config --max-file-size --no-color --color -q --quiet -h --help' "$cur"
             else
                 _dractl_files "$cur"
             fi
@@ -85,7 +85,7 @@ _dractl_candidates() {
         env)
             case "$prev" in
                 -i|--inventory) _dractl_words "$_dractl_inventories" "$cur"; _dractl_files "$cur"; return ;;
-                -o|--output) _dractl_words 'text json' "$cur"; return ;;
+                -o|--output) _dractl_words 'text json yaml' "$cur"; return ;;
                 --metadata-versions) return ;;
                 --node) return ;;
                 --timeout) return ;;

@@ -6,7 +6,7 @@ function __dractl_codes
         DRA0001 'YAML or JSON syntax error' \
         DRA0002 'a document is not a mapping (object)' \
         DRA0003 'a document has no apiVersion or kind' \
-        DRA0004 'a kind dractl does not read in a DRA API group, or a near miss of one it reads; the document is skipped' \
+        DRA0004 'a kind the Kubernetes release does not serve in a DRA API group, or a near miss of a kind dractl reads (no matches for kind)' \
         DRA0005 'a mapping repeats a key' \
         DRA0006 'the file is not valid UTF-8 (or UTF-16/32 with a BOM)' \
         DRA0007 'the file holds no documents' \
@@ -19,12 +19,15 @@ function __dractl_codes
         DRA0014 'an item of a List is not a mapping' \
         DRA0015 'a document of a kind rejected with --reject-kinds' \
         DRA0016 'a JSON string holds a lone UTF-16 surrogate escape (read as U+FFFD, like the API server)' \
+        DRA0017 'a suppression (# dractl: ignore, dractl.io/ignore) that covers no finding' \
+        DRA0018 'a suppression names something that is not a finding code' \
         DRA0101 'unknown field (strict decoding, as kubectl --validate=strict)' \
         DRA0102 'value has the wrong type for its field' \
         DRA0103 'required field missing' \
         DRA0104 'value violates the schema (format, range, enum)' \
         DRA0105 'the apiVersion of a kind is not served by the selected Kubernetes version' \
         DRA0106 'required integer/boolean field omitted (the API server decodes it as 0/false)' \
+        DRA0107 'the object has the shape of another apiVersion of its kind (change apiVersion)' \
         DRA0999 'internal error in a dractl check (please report it)' \
         DRA1001 'a claim has more than 32 requests' \
         DRA1002 'request name is not a DNS label' \
@@ -265,7 +268,7 @@ complete -c dractl -n __fish_use_subcommand -a completion -d 'Print a shell comp
 complete -c dractl -n __fish_use_subcommand -a version -d 'Print the version (-o json: with the Kubernetes versions and schemas it carries).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state to check the manifests against (repeatable): files or a built-in inventory.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l strict-inventory -d 'Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.'
-complete -c dractl -n '__fish_seen_subcommand_from validate' -s o -l output -x -a 'text json junit sarif github' -d 'Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -s o -l output -x -a 'text json yaml junit sarif github concise gitlab' -d 'Output format: text, json, yaml (the -o json document as YAML), junit (JUnit XML), sarif (SARIF 2.1.0), github (Actions annotations), concise (file:line:column: CODE message) or gitlab (GitLab code quality JSON).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l kube-version -x -a '1.34 1.35 1.36 1.37 1.38' -d 'Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l feature-gates -x -d 'Override feature gates like a Kubernetes component.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l min-compatibility-version -x -d 'Like the components\' flag: the oldest control-plane release to stay compatible with (default: the release\'s previous minor).'
@@ -277,8 +280,11 @@ complete -c dractl -n '__fish_seen_subcommand_from validate' -l skip-kinds -x -d
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l reject-kinds -x -d 'Report documents of these kinds as errors (DRA0015).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l exit-zero -d 'Exit 0 even when there are findings or failures (2 still means a usage or I/O error).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l statistics -d 'Print how often each code occurs instead of the findings.'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -s v -l verbose -d 'List every object checked and its result (valid, invalid, skipped and why), like kubeconform\'s -verbose.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l exclude -x -d 'Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l force-exclude -d 'Apply excludes to files named on the command line too (for pre-commit, which passes file names).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-default-exclude -d 'Read Helm charts (Chart.yaml, values*.yaml, templates/), kustomization.yaml and package files too when walking directories (left out and counted by default, as the pre-commit hooks do).'
+complete -c dractl -n '__fish_seen_subcommand_from validate' -l list-files -d 'Print the files that would be checked (after excludes and .dractl.yaml) and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s j -l jobs -x -d 'Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l config -r -F -d 'Settings file to use instead of the nearest .dractl.yaml in the working directory or above.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -l no-config -d 'Ignore .dractl.yaml files.'
@@ -293,7 +299,7 @@ complete -c dractl -n '__fish_seen_subcommand_from validate' -s q -l quiet -d 'P
 complete -c dractl -n '__fish_seen_subcommand_from validate' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from validate' -F
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).'
-complete -c dractl -n '__fish_seen_subcommand_from allocate' -s o -l output -x -a 'text json yaml html junit sarif github' -d 'Output format: text, json, yaml (the objects after scheduling), html (a self-contained page picturing the devices), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -s o -l output -x -a 'text json yaml html junit sarif github concise gitlab' -d 'Output format: text, json, yaml (the objects after scheduling), html (a self-contained page picturing the devices), junit (JUnit XML), sarif (SARIF 2.1.0), github (Actions annotations), concise (file:line:column: CODE message) or gitlab (GitLab code quality JSON).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l strict -d 'Count warnings as errors, so they fail the run (default: strict in .dractl.yaml, else no).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-strict -d 'Turn off --strict.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l node -x -d 'Place everything on this node only.'
@@ -318,6 +324,8 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -l exit-zero -d 'Ex
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l statistics -d 'Print how often each code occurs instead of the findings.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l exclude -x -d 'Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l force-exclude -d 'Apply excludes to files named on the command line too (for pre-commit, which passes file names).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-default-exclude -d 'Read Helm charts (Chart.yaml, values*.yaml, templates/), kustomization.yaml and package files too when walking directories (left out and counted by default, as the pre-commit hooks do).'
+complete -c dractl -n '__fish_seen_subcommand_from allocate' -l list-files -d 'Print the files that would be checked (after excludes and .dractl.yaml) and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s j -l jobs -x -d 'Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l config -r -F -d 'Settings file to use instead of the nearest .dractl.yaml in the working directory or above.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -l no-config -d 'Ignore .dractl.yaml files.'
@@ -328,7 +336,7 @@ complete -c dractl -n '__fish_seen_subcommand_from allocate' -s q -l quiet -d 'P
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -s h -l help -d 'Show this message and exit.'
 complete -c dractl -n '__fish_seen_subcommand_from allocate' -F
 complete -c dractl -n '__fish_seen_subcommand_from env' -s i -l inventory -r -F -a '(__dractl_inventories)' -d 'Cluster state (repeatable).'
-complete -c dractl -n '__fish_seen_subcommand_from env' -s o -l output -x -a 'text json' -d 'Output format: text or json.'
+complete -c dractl -n '__fish_seen_subcommand_from env' -s o -l output -x -a 'text json yaml' -d 'Output format: text, json or yaml (the -o json document as YAML).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l lenient -d 'Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l metadata -d 'Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).'
 complete -c dractl -n '__fish_seen_subcommand_from env' -l metadata-versions -x -d 'With --metadata: the metadata API versions the driver writes, in its order (comma-separated, e.g. v1beta1,v1alpha1).'

@@ -9,7 +9,7 @@ _dractl_codes() {
     'DRA0001:YAML or JSON syntax error'
     'DRA0002:a document is not a mapping (object)'
     'DRA0003:a document has no apiVersion or kind'
-    'DRA0004:a kind dractl does not read in a DRA API group, or a near miss of one it reads; the document is skipped'
+    'DRA0004:a kind the Kubernetes release does not serve in a DRA API group, or a near miss of a kind dractl reads (no matches for kind)'
     'DRA0005:a mapping repeats a key'
     'DRA0006:the file is not valid UTF-8 (or UTF-16/32 with a BOM)'
     'DRA0007:the file holds no documents'
@@ -22,12 +22,15 @@ _dractl_codes() {
     'DRA0014:an item of a List is not a mapping'
     'DRA0015:a document of a kind rejected with --reject-kinds'
     'DRA0016:a JSON string holds a lone UTF-16 surrogate escape (read as U+FFFD, like the API server)'
+    'DRA0017:a suppression (# dractl: ignore, dractl.io/ignore) that covers no finding'
+    'DRA0018:a suppression names something that is not a finding code'
     'DRA0101:unknown field (strict decoding, as kubectl --validate=strict)'
     'DRA0102:value has the wrong type for its field'
     'DRA0103:required field missing'
     'DRA0104:value violates the schema (format, range, enum)'
     'DRA0105:the apiVersion of a kind is not served by the selected Kubernetes version'
     'DRA0106:required integer/boolean field omitted (the API server decodes it as 0/false)'
+    'DRA0107:the object has the shape of another apiVersion of its kind (change apiVersion)'
     'DRA0999:internal error in a dractl check (please report it)'
     'DRA1001:a claim has more than 32 requests'
     'DRA1002:request name is not a DNS label'
@@ -291,7 +294,7 @@ _dractl() {
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state to check the manifests against (repeatable): files or a built-in inventory.]:inventory:_dractl_inventory' \
             '--strict-inventory[Report errors on inventory objects (-i, or objects with a status) as errors; by default they are warnings, since the objects already exist in the cluster.]' \
-            '(-o --output)'{-o,--output}'[Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json junit sarif github)' \
+            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the -o json document as YAML), junit (JUnit XML), sarif (SARIF 2.1.0), github (Actions annotations), concise (file:line:column: CODE message) or gitlab (GitLab code quality JSON).]:output:(text json yaml junit sarif github concise gitlab)' \
             '--kube-version[Kubernetes version whose schemas, rules and default feature gates apply (default 1.37, or kubeVersion in .dractl.yaml; 1.38 is a preview from its alpha changelogs; v1.37 and 1.37.2 mean 1.37).]:kube-version:(1.34 1.35 1.36 1.37 1.38)' \
             '--feature-gates[Override feature gates like a Kubernetes component.]:feature-gates: ' \
             '--min-compatibility-version[Like the components'\'' flag: the oldest control-plane release to stay compatible with (default: the release'\''s previous minor).]:min-compatibility-version: ' \
@@ -303,8 +306,11 @@ _dractl() {
             '*--reject-kinds[Report documents of these kinds as errors (DRA0015).]:reject-kinds: ' \
             '--exit-zero[Exit 0 even when there are findings or failures (2 still means a usage or I/O error).]' \
             '--statistics[Print how often each code occurs instead of the findings.]' \
+            '(-v --verbose)'{-v,--verbose}'[List every object checked and its result (valid, invalid, skipped and why), like kubeconform'\''s -verbose.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
+            '--no-default-exclude[Read Helm charts (Chart.yaml, values*.yaml, templates/), kustomization.yaml and package files too when walking directories (left out and counted by default, as the pre-commit hooks do).]' \
+            '--list-files[Print the files that would be checked (after excludes and .dractl.yaml) and exit.]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
@@ -322,7 +328,7 @@ _dractl() {
         allocate)
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state to schedule against (repeatable): files or a built-in sample inventory (see `dractl inventories`).]:inventory:_dractl_inventory' \
-            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), html (a self-contained page picturing the devices), junit (JUnit XML), sarif (SARIF 2.1.0) or github (Actions annotations).]:output:(text json yaml html junit sarif github)' \
+            '(-o --output)'{-o,--output}'[Output format: text, json, yaml (the objects after scheduling), html (a self-contained page picturing the devices), junit (JUnit XML), sarif (SARIF 2.1.0), github (Actions annotations), concise (file:line:column: CODE message) or gitlab (GitLab code quality JSON).]:output:(text json yaml html junit sarif github concise gitlab)' \
             '(--strict --no-strict)--strict[Count warnings as errors, so they fail the run (default: strict in .dractl.yaml, else no).]' \
             '(--strict --no-strict)--no-strict[Turn off --strict.]' \
             '--node[Place everything on this node only.]:node: ' \
@@ -347,6 +353,8 @@ _dractl() {
             '--statistics[Print how often each code occurs instead of the findings.]' \
             '*--exclude[Skip files matching GLOB when walking directories (repeatable; adds to exclude in .dractl.yaml).]:exclude: ' \
             '--force-exclude[Apply excludes to files named on the command line too (for pre-commit, which passes file names).]' \
+            '--no-default-exclude[Read Helm charts (Chart.yaml, values*.yaml, templates/), kustomization.yaml and package files too when walking directories (left out and counted by default, as the pre-commit hooks do).]' \
+            '--list-files[Print the files that would be checked (after excludes and .dractl.yaml) and exit.]' \
             '(-j --jobs)'{-j,--jobs}'[Check files in N processes (default: one per CPU; only for 200 files or more; the output is the same for every N).]:jobs: ' \
             '--config[Settings file to use instead of the nearest .dractl.yaml in the working directory or above.]:file:_files' \
             '--no-config[Ignore .dractl.yaml files.]' \
@@ -360,7 +368,7 @@ _dractl() {
         env)
           _arguments -s \
             '*'{-i,--inventory}'[Cluster state (repeatable).]:inventory:_dractl_inventory' \
-            '(-o --output)'{-o,--output}'[Output format: text or json.]:output:(text json)' \
+            '(-o --output)'{-o,--output}'[Output format: text, json or yaml (the -o json document as YAML).]:output:(text json yaml)' \
             '--lenient[Skip devices that lack the attribute instead of failing (the first revision of the design; the default follows the kubelet-faithful later revision).]' \
             '--metadata[Instead of env vars, print the KEP-5304 device metadata files each container would see (path and predicted JSON content; the real content comes from the driver).]' \
             '--metadata-versions[With --metadata: the metadata API versions the driver writes, in its order (comma-separated, e.g. v1beta1,v1alpha1).]:metadata-versions: ' \

@@ -58,6 +58,15 @@ class Finding:
     def field(self) -> str:
         return render_path(self.path)
 
+    @property
+    def text(self) -> str:
+        """`field: message`, as every report shows a finding; the field only once when the
+        message already quotes it (the API server's `unknown field "spec.x"`)."""
+        field = self.field
+        if not field or f'"{field}"' in self.message:
+            return self.message
+        return f"{field}: {self.message}"
+
     def located(self, **kw) -> "Finding":
         return replace(self, **kw)
 

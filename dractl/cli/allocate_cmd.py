@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from dractl.cli import common, outputs
+from dractl.cli import common, helpgroups, outputs
 
 AllocateFormat, OUTPUT_OPTION = common.output_option("allocate")
 
@@ -30,28 +30,33 @@ def dry_run_options(s: common.Settings, *, node: str | None, node_order: NodeOrd
 
 
 def allocate(
-    paths: List[str] = typer.Argument(None, metavar="PATH",
+    paths: List[str] = typer.Argument(None, metavar="PATH", rich_help_panel=helpgroups.INPUT,
                                       help="Manifests: files, directories (recursive) or - for stdin."),
     inventory: Optional[List[str]] = typer.Option(
         None, "--inventory", "-i", metavar="PATH|builtin:NAME", autocompletion=common.complete_inventory,
+        rich_help_panel=helpgroups.INPUT,
         help="Cluster state to schedule against (repeatable): files or a built-in sample "
              "inventory (see `dractl inventories`). Replaces inventory in .dractl.yaml."),
     output: AllocateFormat = OUTPUT_OPTION,
     strict: Optional[bool] = typer.Option(None, "--strict/--no-strict",
+                                          rich_help_panel=helpgroups.SELECTION,
                                           help="Count warnings as errors, so they fail the run "
                                                "(default: strict in .dractl.yaml, else no)."),
-    node: Optional[str] = typer.Option(None, "--node", metavar="NODE", help="Place everything on this node only."),
-    node_order: NodeOrder = typer.Option(NodeOrder.first, "--node-order",
+    node: Optional[str] = typer.Option(None, "--node", metavar="NODE", rich_help_panel=helpgroups.DRY_RUN,
+                                       help="Place everything on this node only."),
+    node_order: NodeOrder = typer.Option(NodeOrder.first, "--node-order", rich_help_panel=helpgroups.DRY_RUN,
                                          help="Which feasible node wins: the first in inventory "
                                               "order, or the one with the fewest / most allocated devices."),
     explain: Optional[str] = typer.Option(None, "--explain", metavar="POD|CLAIM",
+                                          rich_help_panel=helpgroups.OUTPUT,
                                           help="Per-node, per-request, per-device reasoning for "
                                                "this pod, or for the pods using this claim (name, "
                                                "namespace/name, or * for all)."),
-    timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", help="Seconds the allocator may search per pod "
+    timeout: float = typer.Option(10.0, "--timeout", metavar="SECONDS", rich_help_panel=helpgroups.DRY_RUN,
+                                  help="Seconds the allocator may search per pod "
                                   "and node (kube-scheduler's filterTimeout)."),
     no_controller_simulation: bool = typer.Option(
-        False, "--no-controller-simulation",
+        False, "--no-controller-simulation", rich_help_panel=helpgroups.DRY_RUN,
         help="Do not create claims from templates (report 'ResourceClaim not created yet')."),
     strict_inventory: bool = common.STRICT_INVENTORY_OPTION,
     golden: Optional[str] = common.GOLDEN_OPTION,
@@ -71,6 +76,8 @@ def allocate(
     statistics: bool = common.STATISTICS_OPTION,
     exclude: Optional[List[str]] = common.EXCLUDE_OPTION,
     force_exclude: bool = common.FORCE_EXCLUDE_OPTION,
+    no_default_exclude: bool = common.NO_DEFAULT_EXCLUDE_OPTION,
+    list_files: bool = common.LIST_FILES_OPTION,
     jobs: Optional[int] = common.JOBS_OPTION,
     config: Optional[str] = common.CONFIG_OPTION,
     no_config: bool = common.NO_CONFIG_OPTION,
@@ -87,17 +94,30 @@ def allocate(
     status: 0 everything scheduled/allocated, 1 something unschedulable, unsatisfiable or
     invalid (with --golden: the output differs from FILE), 2 usage error or unreadable input.
     """
+    _allocate(**locals())
+
+
+def _allocate(*, paths, inventory, output, strict, node, node_order, explain, timeout,
+              no_controller_simulation, strict_inventory, golden, update, golden_allow_outside,
+              deadline, kube_version, upgrade_releases, feature_gates, min_compat, extension,
+              ignore, select, skip_kinds, reject_kinds, exit_zero, statistics, exclude,
+              force_exclude, no_default_exclude, list_files, jobs, config, no_config,
+              max_file_size, no_color, color, quiet, debug) -> None:
     if update and not golden:
         raise common.UsageError("--update needs --golden FILE")
+    outputs.check_format(output.value, statistics, "allocate")
 
     def settings(version):
         return common.settings(config_path=config, no_config=no_config, kube_version=version,
                                feature_gates=feature_gates, ignore=ignore, inventory=inventory,
                                exclude=exclude, force_exclude=force_exclude, max_file_size=max_file_size,
                                jobs=jobs, select=select, strict=strict, skip_kinds=skip_kinds,
-                               reject_kinds=reject_kinds, extensions=extension, min_compat=min_compat)
+                               reject_kinds=reject_kinds, extensions=extension, min_compat=min_compat,
+                               default_exclude=not no_default_exclude)
 
     s = settings(kube_version)
+    if list_files:
+        outputs.list_files(list(s.inventory) + list(paths or ()), s)
     if not paths and not s.inventory:
         raise common.UsageError("give manifests (PATH...) and/or --inventory")
     dry = dry_run_options(s, node=node, node_order=node_order, timeout=timeout,

@@ -18,6 +18,7 @@ from dractl.cli.capacity_cmd import capacity
 from dractl.cli.dump_cmd import dump
 from dractl.cli.env_cmd import env
 from dractl.cli.gates_cmd import gates
+from dractl.cli.helpgroups import GroupedCommand
 from dractl.cli.validate_cmd import validate
 
 app = typer.Typer(
@@ -58,11 +59,11 @@ def _root(
 
 
 # Short help written out: click cuts a docstring's first sentence at 45 characters with "...".
-app.command("validate", short_help="Validate manifests like the API server would, and lint them.")(validate)
-app.command("allocate", short_help="Dry-run scheduling: which node and devices each pod gets.")(allocate)
-app.command("env", short_help="Env values containers would see from device attributes.")(env)
+app.command("validate", cls=GroupedCommand, short_help="Validate manifests like the API server would, and lint them.")(validate)
+app.command("allocate", cls=GroupedCommand, short_help="Dry-run scheduling: which node and devices each pod gets.")(allocate)
+app.command("env", cls=GroupedCommand, short_help="Env values containers would see from device attributes.")(env)
 app.command("gates", short_help="Feature gates of a Kubernetes release: stage, default, lock.")(gates)
-app.command("capacity", short_help="What is left per pool and node; how many more pods fit.")(capacity)
+app.command("capacity", cls=GroupedCommand, short_help="What is left per pool and node; how many more pods fit.")(capacity)
 app.command("dump", short_help="Print the kubectl command for an inventory, or trim its output.")(dump)
 
 

@@ -18,6 +18,7 @@ from dractl.api.versions import (
     GateError,
     parse_feature_gates,
 )
+from dractl.cli import helpgroups
 from dractl.pipeline.errors import UsageError
 
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ def output_option(command: str):
 
     names = names_for(command)
     choices = Enum(f"{command.title()}Format", [(n, n) for n in names], type=str)
-    return choices, typer.Option(choices(names[0]), "--output", "-o", help=help_for(command))
+    return choices, typer.Option(choices(names[0]), "--output", "-o", help=help_for(command),
+                                 rich_help_panel=helpgroups.OUTPUT)
 
 
 def release_version(text: str, allowed, option: str) -> str:
@@ -138,6 +140,7 @@ class Settings:
     force_exclude: bool
     extra_ignore: Callable[[str], frozenset] | None = None
     kinds: object = None  # dractl.validate.pipeline.KindFilter, or None
+    default_exclude: bool = True  # leave out Helm charts, Kustomize and package files
 
     def check_options(self, *, progress: bool = False, apply_strict: bool = False,
                       strict_inventory: bool = False) -> "CheckOptions":
@@ -148,7 +151,8 @@ class Settings:
         return CheckOptions(gates=self.gates, limits=self.limits, ignore=self.ignore,
                             strict=apply_strict and self.strict, jobs=self.jobs, exclude=self.exclude,
                             extra_ignore=self.extra_ignore, explicit_excluded=self.force_exclude,
-                            progress=progress, kinds=self.kinds, strict_inventory=strict_inventory)
+                            progress=progress, kinds=self.kinds, strict_inventory=strict_inventory,
+                            default_exclude=self.default_exclude)
 
 
 def load_config(config_path: str | None, no_config: bool) -> "Config":
@@ -169,7 +173,8 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
              force_exclude: bool = False, max_file_size: str = "64Mi",
              jobs: int | None = None, select: list[str] | None = None,
              skip_kinds: list[str] | None = None, reject_kinds: list[str] | None = None,
-             extensions: list[str] | None = None, min_compat: str | None = None) -> Settings:
+             extensions: list[str] | None = None, min_compat: str | None = None,
+             default_exclude: bool = True) -> Settings:
     from dractl.config import PathMatcher
     from dractl.load.limits import Limits
 
@@ -201,7 +206,7 @@ def settings(*, config_path: str | None = None, no_config: bool = False,
         limits=Limits(max_file_bytes=parse_size(max_file_size)),
         jobs=jobs, exclude=(lambda name: any(m.matches(name) for m in matchers)) if matchers else None,
         force_exclude=force_exclude, extra_ignore=extra_ignore if per_path else None,
-        kinds=_kind_filter(skip_kinds, reject_kinds))
+        kinds=_kind_filter(skip_kinds, reject_kinds), default_exclude=default_exclude)
 
 
 def _with_extensions(gates: FeatureGates, extensions, config) -> FeatureGates:
@@ -428,3 +433,30 @@ STRICT_INVENTORY_OPTION = typer.Option(
     False, "--strict-inventory",
     help="Report errors on inventory objects (-i, or objects with a status) as errors; by "
          "default they are warnings, since the objects already exist in the cluster.")
+VERBOSE_OPTION = typer.Option(False, "--verbose", "-v",
+                              help="List every object checked and its result (valid, invalid, "
+                                   "skipped and why), like kubeconform's -verbose.")
+LIST_FILES_OPTION = typer.Option(False, "--list-files",
+                                 help="Print the files that would be checked (after excludes and "
+                                      ".dractl.yaml) and exit.")
+NO_DEFAULT_EXCLUDE_OPTION = typer.Option(
+    False, "--no-default-exclude",
+    help="Read Helm charts (Chart.yaml, values*.yaml, templates/), kustomization.yaml and package "
+         "files too when walking directories (left out and counted by default, as the "
+         "pre-commit hooks do).")
+
+
+def _in_panel(panel: str, *options) -> None:
+    for option in options:
+        option.rich_help_panel = panel
+
+
+_in_panel(helpgroups.INPUT, CONFIG_OPTION, NO_CONFIG_OPTION, EXCLUDE_OPTION, FORCE_EXCLUDE_OPTION,
+          NO_DEFAULT_EXCLUDE_OPTION, MAX_FILE_SIZE_OPTION, LIST_FILES_OPTION)
+_in_panel(helpgroups.SELECTION, KUBE_VERSION_OPTION, FEATURE_GATES_OPTION, MIN_COMPAT_OPTION,
+          EXTENSION_OPTION, IGNORE_OPTION, SELECT_OPTION, SKIP_KINDS_OPTION, REJECT_KINDS_OPTION,
+          STRICT_INVENTORY_OPTION)
+_in_panel(helpgroups.OUTPUT, STATISTICS_OPTION, VERBOSE_OPTION, QUIET_OPTION, COLOR_OPTION,
+          NO_COLOR_OPTION, EXIT_ZERO_OPTION, GOLDEN_OPTION, UPDATE_OPTION,
+          GOLDEN_ALLOW_OUTSIDE_OPTION)
+_in_panel(helpgroups.RUN, JOBS_OPTION, DEADLINE_OPTION)

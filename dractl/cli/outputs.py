@@ -79,17 +79,18 @@ def golden(path: str, text: str, update: bool, allow_outside: bool = False) -> b
 def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | None = None,
          golden: str | None = None, update: bool = False, no_color: bool = False,
          color: str = "auto", exit_zero: bool = False, statistics: bool = False,
-         golden_allow_outside: bool = False) -> None:
+         golden_allow_outside: bool = False, verbose: bool = False) -> None:
     """Render `result` in format `output`, emit it and exit with the contract's status."""
     from dractl.report.registry import View, render
 
     mode = common.color_mode(no_color, getattr(color, "value", color))
+    check_format(output, statistics, result.command)
     if statistics:
-        from dractl.report.statistics import report as statistics_report
+        from dractl.report.statistics import render as statistics_render
 
-        rendered = statistics_report(result, View(quiet=quiet))
+        rendered = statistics_render(output, result, View(quiet=quiet))
     else:
-        rendered = render(output, result, View(quiet=quiet, explain=explain))
+        rendered = render(output, result, View(quiet=quiet, explain=explain, verbose=verbose))
     if isinstance(rendered, str):
         text, draw = rendered, None
     elif golden or (not common.is_terminal(sys.stdout) and mode != "always"):
@@ -99,15 +100,66 @@ def emit(result: "Result", output: str, *, quiet: bool = False, explain: str | N
     if output == "github" and not statistics and not golden:
         _step_summary(result)
     _preview_note(result)
+    not_read = getattr(result, "not_read", None)
+    if not_read is not None and not_read.hint() and not quiet:
+        typer.echo(f"dractl: note: {not_read.hint()}", err=True)
     if result.files == 0 and not result.usage_failed:
         # Not an error (pre-commit passes only excluded files on some commits), but never a
         # silent "0 files" success either.
         typer.echo("dractl: warning: no files were checked (every path was excluded or holds no "
                    "*.yaml, *.yml or *.json)", err=True)
     finish(text, draw, golden=golden, update=update, no_color=mode == "never",
-           usage_errors=result.usage_errors, usage_failed=result.usage_failed,
+           usage_errors=[] if _findings_on_stdout(output, statistics, golden, result.command)
+           else result.usage_errors,
+           usage_failed=result.usage_failed,
            failed=result.failed() and not exit_zero, color=mode,
            golden_allow_outside=golden_allow_outside)
+
+
+def _findings_on_stdout(output: str, statistics: bool, golden: str | None, command: str) -> bool:
+    """Whether standard output already shows every unreadable path as a finding a person reads
+    (text, concise): then it is not repeated on standard error. Machine formats (often redirected
+    to a file), counts, golden comparisons and env --metadata (which shows no findings) keep the
+    stderr line."""
+    return output in ("text", "concise") and not statistics and not golden and command != "metadata"
+
+
+def list_files(paths: list[str], settings) -> None:
+    """--list-files: the files a run would read (after --exclude, .dractl.yaml's exclude and the
+    default excludes), one per line, then exit: 0, or 2 when a path cannot be read."""
+    from dractl.pipeline.notmanifests import NotRead
+    from dractl.pipeline.sources import resolve_inventory, select_sources
+    from dractl.report.sanitize import safe_line
+
+    aliases: dict[str, str] = {}
+    resolved = resolve_inventory(paths, aliases)
+    options = settings.check_options()
+    items = select_sources(resolved, options.limits, exclude=options.exclude,
+                           explicit_excluded=options.explicit_excluded, aliases=aliases,
+                           not_read=NotRead() if options.default_exclude else None)
+    failed = False
+    for item in items:
+        if hasattr(item, "data"):
+            sys.stdout.write(safe_line(item.name) + "\n")
+        else:
+            failed = failed or item.usage or item.code == "DRA0012"
+            typer.echo(f"dractl: {safe_line(item.name)}: {item.message}", err=True)
+    raise typer.Exit(2 if failed else 0)
+
+
+def check_format(output: str, statistics: bool, command: str) -> None:
+    """A format that cannot carry what was asked is a usage error, never output in another
+    format: --statistics counts (text, concise, json, yaml), and the upgrade check compares
+    findings (no html page)."""
+    from dractl.report.registry import UPGRADE, names_for
+    from dractl.report.statistics import FORMATS
+
+    if statistics and output not in FORMATS:
+        raise common.UsageError(f"--statistics prints counts per code as {', '.join(FORMATS)}; "
+                                f"-o {output} is made for findings")
+    if command == UPGRADE and output not in names_for(UPGRADE):
+        raise common.UsageError(f"-o {output} is not available for the upgrade check (several "
+                                f"--kube-version releases); use {', '.join(names_for(UPGRADE))}")
 
 
 def _preview_note(result) -> None:

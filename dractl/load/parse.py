@@ -27,8 +27,9 @@ from dractl.load.yamlstream import STREAM_FROM_BYTES, NeedsComposition, next_doc
 C_SYNTAX = register("DRA0001", ERROR, "YAML or JSON syntax error", "loader")
 C_NOT_MAPPING = register("DRA0002", ERROR, "a document is not a mapping (object)", "loader")
 C_NO_TYPE = register("DRA0003", ERROR, "a document has no apiVersion or kind", "loader")
-C_UNKNOWN_KIND = register("DRA0004", WARNING, "a kind dractl does not read in a DRA API group, or a "
-                          "near miss of one it reads; the document is skipped", "loader")
+C_UNKNOWN_KIND = register("DRA0004", ERROR, "a kind the Kubernetes release does not serve in a DRA "
+                          "API group, or a near miss of a kind dractl reads (no matches for kind)",
+                          "loader")
 C_DUPLICATE = register("DRA0005", ERROR, "a mapping repeats a key", "loader")
 C_ENCODING = register("DRA0006", ERROR, "the file is not valid UTF-8 (or UTF-16/32 with a BOM)",
                       "loader")
@@ -484,6 +485,10 @@ def _syntax_error(exc: yaml.YAMLError, offset: int, out: ParsedSource, segment: 
     if mark is not None and _char_at(segment, mark.line, mark.column) == "\t":
         problem += ": a tab (YAML indents with spaces only)"
     context = f" ({exc.context})" if exc.context else ""
+    if mark is not None and segment and not problem.endswith("spaces only)"):
+        from dractl.load.indentation import hint  # only for files with a syntax error
+
+        context += hint(segment, mark.line)
     # libyaml's own depth guard is a nesting finding, not a syntax error.
     code = C_DEPTH if "nesting depth" in problem else C_SYNTAX
     out.findings.append(Finding(ERROR, code, f"{problem}{context}", file=out.name,

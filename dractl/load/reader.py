@@ -59,7 +59,11 @@ def iter_sources(paths: list[str], limits: Limits = DEFAULT_LIMITS,
                 seen_files.add(arg)
                 yield _read_file(arg, st, limits, explicit=True)
         else:
-            yield LoadProblem(arg, "DRA0013", f"not a regular file or directory ({_kind_of(st)})",
+            # Named on the command line, so the user meant it to be read: an unreadable path
+            # (DRA0012, exit status 2), not DRA0013's warning for special files met while
+            # walking a directory. Never opened: a FIFO would block, /dev/zero never ends.
+            yield LoadProblem(arg, "DRA0012", f"not a regular file or directory ({_kind_of(st)}); "
+                              "dractl reads only files, directories and - (standard input)",
                               usage=True)
 
 

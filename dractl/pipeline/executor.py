@@ -27,6 +27,7 @@ from dractl.load.document import Document
 from dractl.load.limits import Limits
 from dractl.load.loader import load_items
 from dractl.load.reader import Source
+from dractl.pipeline.notmanifests import NotRead
 from dractl.pipeline.result import DocInfo
 from dractl.pipeline.sources import select_sources
 from dractl.validate.pipeline import (
@@ -58,6 +59,7 @@ class Run:
     io_errors: int = 0
     files: int = 0
     documents_read: int = 0
+    not_read: NotRead | None = None   # files the default excludes left out
 
 
 @dataclass
@@ -72,6 +74,7 @@ class _ChunkResult:
     files: int
     documents_read: int
     skipped: dict = None             # kind -> documents of kinds that are not DRA's
+    suppressions: object = None      # the chunk's inline suppressions, or None
 
 
 def default_jobs() -> int:
@@ -88,7 +91,8 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                    explicit_excluded: bool = False, progress: bool = False,
                    aliases: dict[str, str] | None = None, stdin: BinaryIO | None = None,
                    kinds=None, inventory: InventoryPolicy = NO_INVENTORY,
-                   while_waiting: Callable[[], None] | None = None) -> Run:
+                   while_waiting: Callable[[], None] | None = None,
+                   default_exclude: bool = False) -> Run:
     """Load and validate `paths` (like load_paths + validate_documents, plus excludes).
 
     exclude(name): skip a file found by walking a directory (and, with explicit_excluded, a file
@@ -96,6 +100,8 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
     aliases: names to show instead of some paths (builtin:NAME for a built-in inventory).
     while_waiting(): work for this process while worker processes run the per-file stage
     (importing what the later stages need); not called when everything runs here.
+    default_exclude: leave out what is not a manifest (dractl.pipeline.notmanifests) like
+    `exclude`, counted in Run.not_read.
     """
     # Loading builds millions of objects and almost no reference cycles (decoded YAML is made
     # of trees): the collector would scan them over and over for nothing (~0.1 s of a 2 s run).
@@ -110,7 +116,7 @@ def validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                                exclude=exclude, extra_ignore=extra_ignore,
                                explicit_excluded=explicit_excluded, progress=progress,
                                aliases=aliases, stdin=stdin, kinds=kinds, inventory=inventory,
-                               while_waiting=while_waiting)
+                               while_waiting=while_waiting, default_exclude=default_exclude)
     finally:
         if collecting:
             if _short_lived():
@@ -132,11 +138,21 @@ def _validate_paths(paths: list[str], *, limits: Limits, gates: FeatureGates,
                     explicit_excluded: bool, progress: bool,
                     aliases: dict[str, str] | None, stdin: BinaryIO | None, kinds=None,
                     inventory: InventoryPolicy = NO_INVENTORY,
-                    while_waiting: Callable[[], None] | None = None) -> Run:
+                    while_waiting: Callable[[], None] | None = None,
+                    default_exclude: bool = False) -> Run:
     ignore = frozenset(ignore)
+    not_read = NotRead() if default_exclude else None
     items = select_sources(paths, limits, stdin=stdin, exclude=exclude,
-                           explicit_excluded=explicit_excluded, aliases=aliases)
+                           explicit_excluded=explicit_excluded, aliases=aliases, not_read=not_read)
+    run = _validate_items(items, limits, gates, ignore, jobs, extra_ignore, progress, kinds,
+                          inventory, while_waiting)
+    run.not_read = not_read if not_read is not None and not_read.counts else None
+    return run
 
+
+def _validate_items(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
+                    jobs: int | None, extra_ignore, progress: bool, kinds,
+                    inventory: InventoryPolicy, while_waiting) -> Run:
     def ignore_for(name: str) -> frozenset:
         return ignore | extra_ignore(name) if extra_ignore is not None else ignore
 
@@ -284,16 +300,35 @@ def _count_files(items) -> int:
 def _check_chunk(items, limits: Limits, gates: FeatureGates, ignore: frozenset,
                  kinds=None, inventory: InventoryPolicy = NO_INVENTORY) -> _ChunkResult:
     load = load_items(items, limits)
-    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds, inventory=inventory)
+    suppressions = scan_suppressions(items, load.documents)
+    validated = validate_documents(load, gates, ignore=ignore, refs=False, kinds=kinds, inventory=inventory,
+                                   suppressions=suppressions)
     invalid = [i for i, d in enumerate(validated.documents) if id(d) in validated.invalid]
     return _ChunkResult(
         findings=validated.findings,
         documents=validated.documents,
         invalid=invalid,
         invalid_codes=[validated.invalid.codes.get(id(validated.documents[i]), ()) for i in invalid],
-        docs=[DocInfo.of(d) for d in load.documents],
+        docs=[DocInfo.of(d, validated.skipped_docs.get(id(d), "")) for d in load.documents],
         usage_errors=load.usage_errors, io_errors=load.io_errors, files=load.files,
-        documents_read=load.documents_read, skipped=validated.skipped)
+        documents_read=load.documents_read, skipped=validated.skipped, suppressions=suppressions)
+
+
+def scan_suppressions(items, documents: list[Document]):
+    """The inline suppressions of the chunk's files (dractl.validate.suppress); None when no
+    file mentions dractl, which a byte search tells."""
+    if not any(isinstance(i, Source) and b"dractl" in i.data for i in items):
+        return None
+    from dractl.validate.suppress import Suppressions, scan
+
+    by_file: dict[str, list[Document]] = {}
+    for d in documents:
+        by_file.setdefault(d.file, []).append(d)
+    found = Suppressions()
+    for item in items:
+        if isinstance(item, Source):
+            found.extend(scan(item.name, item.data, by_file.get(item.name, [])))
+    return found
 
 
 def _worker_init() -> None:
@@ -501,6 +536,12 @@ def _merge(results: list[_ChunkResult], gates: FeatureGates, ignore_for, locate,
            inventory: InventoryPolicy = NO_INVENTORY) -> Run:
     out = Validated()
     run = Run(validated=out)
+    if any(r.suppressions is not None for r in results):
+        from dractl.validate.suppress import Suppressions
+
+        out.suppressions = Suppressions()
+        for r in results:
+            out.suppressions.extend(r.suppressions)
     for r in results:
         base = len(out.documents)
         out.documents.extend(r.documents)

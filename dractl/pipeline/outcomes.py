@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dractl.findings import ERROR, WARNING, Finding
 
+CLAIM_INVALID = "DRA5016"  # dractl.simulate.reasons.CLAIM_INVALID
+
 
 def plan_findings(plan) -> list[Finding]:
     """Every scheduling and env failure of a dry run as a finding located at its source object
@@ -45,6 +47,8 @@ def plan_findings(plan) -> list[Finding]:
         if src is None and id(c) in pods_of_claim:
             src = pods_of_claim[id(c)].pod.source
         for r in c.reasons:
+            if r.code == CLAIM_INVALID and c.source is not None:
+                continue  # the claim's (or template's) own validation errors already say it there
             at(src, (), _severity(r.severity), r.code, f"claim {c.namespace}/{c.name}: {_with_details(r)}")
     for r in plan.reasons:
         out.append(Finding(_severity(r.severity), r.code, _with_details(r)))

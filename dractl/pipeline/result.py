@@ -21,18 +21,21 @@ VALIDATE, ALLOCATE, ENV, METADATA, CAPACITY = "validate", "allocate", "env", "me
 class DocInfo(FrozenRecord):
     """Where a document sits and what it is: one JUnit test case per document."""
 
-    __slots__ = ("file", "line", "column", "api_version", "kind", "namespace", "name", "index")
+    __slots__ = ("file", "line", "column", "api_version", "kind", "namespace", "name", "index",
+                 "skipped")
 
     def __init__(self, file: str, line: int, column: int, api_version: str, kind: str,
-                 namespace: str, name: str, index: int) -> None:
-        # index: position in its file (0-based). Set like a frozen dataclass's fields.
+                 namespace: str, name: str, index: int, skipped: str = "") -> None:
+        # index: position in its file (0-based); skipped: why the document was not checked
+        # ("" when it was). Set like a frozen dataclass's fields.
         for name_, value in zip(self.__slots__, (file, line, column, api_version, kind, namespace,
-                                                 name, index), strict=True):
+                                                 name, index, skipped), strict=True):
             object.__setattr__(self, name_, value)
 
     @classmethod
-    def of(cls, d: "Document") -> "DocInfo":
-        return cls(d.file, d.line, d.column, d.api_version, d.kind, d.namespace, d.name, d.index)
+    def of(cls, d: "Document", skipped: str = "") -> "DocInfo":
+        return cls(d.file, d.line, d.column, d.api_version, d.kind, d.namespace, d.name, d.index,
+                   skipped)
 
 
 @dataclass
@@ -57,6 +60,8 @@ class Result:
     capacity: dict | None = None          # capacity: the pools/nodes/fit document
     capacity_state: object = None         # capacity: dractl.capacity.document.CapacityState
     metadata_versions: tuple | None = None  # env --metadata: the stream's versions (None: release default)
+    not_read: object = None               # dractl.pipeline.notmanifests.NotRead, or None
+    inventory_sources: tuple = ()         # the files given as cluster state (-i), as findings name them
 
     @property
     def usage_failed(self) -> bool:
@@ -84,13 +89,19 @@ class Result:
             return self.errors() > 0 or (need is not None and need.get("nodes") is None)
         return False  # METADATA: a prediction, nothing to fail
 
+    def outcome_findings(self) -> list[Finding]:
+        """A dry run's outcomes as findings (consequences of what the findings say, if any)."""
+        if self.plan is None:
+            return []
+        from dractl.pipeline.outcomes import plan_findings
+
+        return plan_findings(self.plan)
+
     def ci_findings(self) -> list[Finding]:
         """The findings CI formats report: for a dry run, its outcomes join as findings."""
         if self.plan is None:
             return self.findings
-        from dractl.pipeline.outcomes import plan_findings
-
-        return sorted(self.findings + plan_findings(self.plan), key=Finding.sort_key)
+        return sorted(self.findings + self.outcome_findings(), key=Finding.sort_key)
 
 
 def env_failed(plan: "Plan") -> bool:

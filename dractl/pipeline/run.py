@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from dractl.api.versions import FeatureGates
-from dractl.findings import ERROR, WARNING
+from dractl.findings import ERROR, WARNING, Finding
 from dractl.load.limits import DEFAULT_LIMITS, Limits
 from dractl.pipeline.errors import UsageError
 from dractl.pipeline.result import ALLOCATE, VALIDATE, Result
@@ -42,6 +42,7 @@ class CheckOptions:
     stdin: BinaryIO | None = None        # what "-" reads (default: sys.stdin)
     kinds: "KindFilter | None" = None    # --skip-kinds / --reject-kinds
     strict_inventory: bool = False       # errors on inventory objects stay errors
+    default_exclude: bool = True         # leave out Helm charts, Kustomize and package files
 
 
 @dataclass
@@ -58,13 +59,15 @@ class DryRunOptions:
 
 def check(paths: list[str], options: CheckOptions, *,
           aliases: dict[str, str] | None = None, inventory: list[str] | tuple = (),
-          while_waiting: Callable[[], None] | None = None) -> Result:
+          while_waiting: Callable[[], None] | None = None, finish: bool = True) -> Result:
     """Load and validate `paths` (files, directories, - for stdin).
 
     inventory: those of `paths` that describe cluster state (-i): their objects' findings are
     warnings (unless options.strict_inventory) and only findings on what the allocator reads
     leave an object out (dractl.validate.pipeline.makes_unusable).
-    while_waiting: what to do here while worker processes validate (dractl.pipeline.executor)."""
+    while_waiting: what to do here while worker processes validate (dractl.pipeline.executor).
+    finish: report the inline suppressions that covered nothing now (False: the caller adds
+    findings first, then calls finish_suppressions)."""
     from dractl.pipeline.executor import validate_paths
     from dractl.validate.pipeline import InventoryPolicy
 
@@ -75,15 +78,50 @@ def check(paths: list[str], options: CheckOptions, *,
                          extra_ignore=options.extra_ignore,
                          explicit_excluded=options.explicit_excluded, progress=options.progress,
                          aliases=aliases, stdin=options.stdin, kinds=options.kinds, inventory=policy,
-                         while_waiting=while_waiting)
-    findings = run.validated.findings
-    if options.strict:
-        # --strict is about what the user applies; inventory findings follow --strict-inventory.
-        findings = [f.located(severity=ERROR)
-                    if f.severity == WARNING and not policy.from_inventory_file(f.file) else f
-                    for f in findings]
-    return Result(VALIDATE, findings, run.validated, run.docs, run.files, run.documents_read,
-                  run.usage_errors, run.io_errors, gates=options.gates)
+                         while_waiting=while_waiting, default_exclude=options.default_exclude)
+    findings = run.validated.findings + (_idle_suppressions(run.validated, options) if finish else [])
+    result = Result(VALIDATE, _strict(findings, options, policy), run.validated, run.docs, run.files,
+                    run.documents_read, run.usage_errors, run.io_errors, gates=options.gates,
+                    not_read=run.not_read, inventory_sources=policy.sources)
+    if finish and len(findings) != len(run.validated.findings):
+        result.findings.sort(key=Finding.sort_key)
+    return result
+
+
+def _strict(findings: list, options: CheckOptions, policy) -> list:
+    if not options.strict:
+        return findings
+    # --strict is about what the user applies; inventory findings follow --strict-inventory.
+    return [f.located(severity=ERROR)
+            if f.severity == WARNING and not policy.from_inventory_file(f.file) else f
+            for f in findings]
+
+
+def _idle_suppressions(validated, options: CheckOptions) -> list:
+    """DRA0017/DRA0018 for the inline suppressions (dractl.validate.suppress) that cover nothing
+    or name no code, except codes the run does not report for that file anyway."""
+    suppressions = validated.suppressions
+    if suppressions is None:
+        return []
+
+    def ignored_for(name: str) -> frozenset:
+        extra = options.extra_ignore(name) if options.extra_ignore is not None else frozenset()
+        return options.ignore | extra
+
+    return [f for f in suppressions.findings + suppressions.unused(ignored_for)
+            if f.code not in ignored_for(f.file)]
+
+
+def finish_suppressions(result: Result, options: CheckOptions) -> None:
+    """After findings added to a check's result (validate -i's lints): the suppressions that
+    covered nothing, as check(finish=True) reports them."""
+    from dractl.validate.pipeline import InventoryPolicy
+
+    idle = _idle_suppressions(result.validated, options)
+    if idle:
+        policy = InventoryPolicy(result.inventory_sources, options.strict_inventory)
+        result.findings.extend(_strict(idle, options, policy))
+        result.findings.sort(key=Finding.sort_key)
 
 
 def check_with_inventory(paths: list[str], options: CheckOptions,
@@ -97,8 +135,9 @@ def check_with_inventory(paths: list[str], options: CheckOptions,
 
     aliases: dict[str, str] = {}
     resolved = resolve_inventory(list(inventory), aliases)
-    result = check(resolved + list(paths), options, aliases=aliases, inventory=resolved)
+    result = check(resolved + list(paths), options, aliases=aliases, inventory=resolved, finish=False)
     add_inventory_lints(result, inventory_sources(resolved, aliases), options)
+    finish_suppressions(result, options)
     return result
 
 

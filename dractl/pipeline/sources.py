@@ -11,19 +11,24 @@ from dractl.config import CONFIG_NAMES
 from dractl.load.limits import Limits
 from dractl.load.reader import LoadProblem, Source, iter_sources
 from dractl.pipeline.errors import UsageError
+from dractl.pipeline.notmanifests import NotRead, classify, relative_to_root
 
 BUILTIN_PREFIX = "builtin:"
 
 
 def select_sources(paths: list[str], limits: Limits, *, stdin: BinaryIO | None = None,
                    exclude: Callable[[str], bool] | None = None, explicit_excluded: bool = False,
-                   aliases: dict[str, str] | None = None) -> list[Source | LoadProblem]:
+                   aliases: dict[str, str] | None = None,
+                   not_read: NotRead | None = None) -> list[Source | LoadProblem]:
     """Read `paths` (files, directories walked recursively, - for stdin) in input order.
 
     exclude(name): skip a file found by walking a directory (and, with explicit_excluded, a
     file named on the command line too). aliases: names to show instead of some paths.
+    not_read: apply the default excludes (dractl.pipeline.notmanifests: Helm charts, Kustomize
+    files, package files) the same way, counting what they leave out there.
     """
     explicit = set(paths)
+    roots = [p for p in paths if p != "-"]
     items: list[Source | LoadProblem] = []
     for item in iter_sources(paths, limits, stdin):
         walked = item.name not in explicit and not getattr(item, "usage", False)
@@ -31,6 +36,12 @@ def select_sources(paths: list[str], limits: Limits, *, stdin: BinaryIO | None =
             continue  # dractl's own settings file is not a manifest
         if exclude is not None and (walked or explicit_excluded) and exclude(item.name):
             continue
+        if not_read is not None and (walked or explicit_excluded) and item.name != "<stdin>":
+            prefix, rest = relative_to_root(item.name, roots if walked else ["."])
+            what = classify(rest)
+            if what is not None:
+                not_read.add(what, prefix, rest)
+                continue
         if aliases and item.name in aliases:
             item = dataclasses.replace(item, name=aliases[item.name])
         items.append(item)

@@ -11,6 +11,8 @@ _CODE_MODULES = (
     "dractl.load.parse",
     "dractl.validate.pipeline",
     "dractl.validate.schema",
+    "dractl.validate.fieldhints",
+    "dractl.validate.suppress",
     "dractl.validate.rules",
     "dractl.validate.refs",
     "dractl.validate.envlints",
@@ -31,23 +33,23 @@ def _rows():
     return load_all_codes()
 
 
-def report_text(result, view) -> str:
+def report_text(result, view, rows=None) -> str:
     """`codes`: one line per code."""
-    return "".join(f"{r.code}  {r.severity:<7}  {r.origin:<9}  {r.summary}\n" for r in _rows())
+    return "".join(f"{r.code}  {r.severity:<7}  {r.origin:<9}  {r.summary}\n" for r in rows or _rows())
 
 
-def report_json(result, view) -> str:
+def report_json(result, view, rows=None) -> str:
     """`codes -o json`."""
     from dractl.report.findings_json import dumps
 
     return dumps([{"code": r.code, "severity": r.severity, "origin": r.origin,
-                   "summary": r.summary} for r in _rows()])
+                   "summary": r.summary} for r in rows or _rows()])
 
 
-def report_markdown(result, view) -> str:
+def report_markdown(result, view, rows=None) -> str:
     """`codes -o markdown`: a table for documentation."""
     lines = ["| Code | Severity | Origin | Meaning |", "| --- | --- | --- | --- |"]
-    for r in _rows():
+    for r in rows or _rows():
         summary = r.summary.replace("|", "\\|")
         lines.append(f"| {r.code} | {r.severity} | {r.origin} | {summary} |")
     return "\n".join(lines) + "\n"
@@ -59,7 +61,12 @@ def explain_code(code: str, fmt: str = "text") -> str:
     from dractl.report import code_docs
 
     table = {r.code: r for r in _rows()}
-    doc = table.get(code.strip().upper())
+    wanted = code.strip().upper()
+    doc = table.get(wanted)
+    prefixed = [r for c, r in table.items() if c.startswith(wanted)] if wanted.startswith("DRA") else []
+    if doc is None and prefixed:  # `dractl codes DRA10`: the codes it begins, as --select reads it
+        render = {"markdown": report_markdown, "json": report_json}.get(fmt, report_text)
+        return render(None, None, prefixed)
     if doc is None:
         from dractl.suggest import closest_match
 

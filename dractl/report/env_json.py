@@ -9,12 +9,34 @@ METADATA_NOTE = "prediction: the actual content is produced by the DRA driver"
 
 
 def report(result, view) -> str:
-    return dumps({"pods": env_pods(result.plan),
-                  "findings": [f.to_json() for f in result.findings]})
+    return dumps(_document(result))
+
+
+def _document(result) -> dict:
+    return {"pods": env_pods(result.plan), "findings": [f.to_json() for f in result.findings]}
+
+
+def report_yaml(result, view) -> str:
+    """`env -o yaml`: the `-o json` document as YAML."""
+    import yaml
+
+    return yaml.safe_dump(_document(result), sort_keys=False, allow_unicode=False, width=1000)
 
 
 def report_metadata(result, view) -> str:
     """KEP-5304 device metadata files per container, the content as JSON."""
+    return dumps(_metadata_document(result))
+
+
+def report_metadata_yaml(result, view) -> str:
+    """`env --metadata -o yaml`: the `-o json` document as YAML."""
+    import yaml
+
+    return yaml.safe_dump(_metadata_document(result), sort_keys=False, allow_unicode=False,
+                          width=1000)
+
+
+def _metadata_document(result) -> dict:
     from dractl.metadata import plan_files, release_of
     from dractl.report.env_text import plan_versions
 
@@ -25,7 +47,7 @@ def report_metadata(result, view) -> str:
                                     for c, files in p["containers"].items()]}
                     for p in plan_files(result.plan, result.metadata_versions, release)],
            "note": METADATA_NOTE}
-    return dumps(doc)
+    return doc
 
 
 def _file(f: dict) -> dict:

@@ -14,9 +14,12 @@ from dractl.findings import Finding
 
 
 def findings_document(findings: list[Finding], files: int, documents: int,
-                      skipped: dict[str, int] | None = None) -> dict:
-    """`skipped` (kind -> documents of kinds dractl does not read) is only present when some
-    were, so that outputs without such documents keep their exact shape."""
+                      skipped: dict[str, int] | None = None,
+                      not_read: dict[str, int] | None = None, suppressed: int = 0) -> dict:
+    """`skipped` (kind -> documents of kinds dractl does not read), `notRead` (what sort of
+    file -> files the default excludes left out) and `suppressed` (findings the manifests' own
+    suppressions covered) are only present when some were, so that outputs without them keep
+    their exact shape."""
     summary = {
         "files": files,
         "documents": documents,
@@ -25,6 +28,10 @@ def findings_document(findings: list[Finding], files: int, documents: int,
     }
     if skipped:
         summary["skipped"] = dict(sorted(skipped.items()))
+    if not_read:
+        summary["notRead"] = dict(sorted(not_read.items()))
+    if suppressed:
+        summary["suppressed"] = suppressed
     return {"findings": [f.to_json() for f in findings], "summary": summary}
 
 
@@ -66,6 +73,29 @@ def _has_float(obj: object) -> bool:
 
 
 def report(result, view) -> str:
-    """`validate -o json`."""
-    return dumps(findings_document(result.findings, result.files, result.documents_read,
-                                   result.validated.skipped))
+    """`validate -o json` (with --verbose, `objects`: every document read and its result)."""
+    return dumps(_document(result, view))
+
+
+def _document(result, view) -> dict:
+    from dractl.report.findings_text import suppressed_count
+
+    doc = findings_document(result.findings, result.files, result.documents_read,
+                            result.validated.skipped,
+                            result.not_read.counts if result.not_read else None,
+                            suppressed_count(result))
+    if getattr(view, "verbose", False):
+        from dractl.report.objects import object_results
+
+        doc["objects"] = [{"file": d.file, "line": d.line, "column": d.column,
+                           "apiVersion": d.api_version, "kind": d.kind, "namespace": d.namespace,
+                           "name": d.name, "result": outcome}
+                          for d, outcome in object_results(result.findings, result.docs)]
+    return doc
+
+
+def report_yaml(result, view) -> str:
+    """`validate -o yaml`: the `-o json` document as YAML."""
+    import yaml
+
+    return yaml.safe_dump(_document(result, view), sort_keys=False, allow_unicode=False, width=1000)

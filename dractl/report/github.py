@@ -43,7 +43,7 @@ def annotation(f: Finding) -> str:
             if f.column:
                 props.append(f"col={f.column}")
     props.append(f"title={escape_property(f.code)}")
-    message = f"{f.field}: {f.message}" if f.field else f.message
+    message = f.text
     if f.kind:
         obj = f"{f.namespace}/{f.name}" if f.namespace else f.name
         message += f" ({f.kind} {obj})".rstrip(" ") if obj else f" ({f.kind})"
@@ -54,7 +54,17 @@ def annotation(f: Finding) -> str:
 
 
 def render(findings: list[Finding]) -> str:
-    return "".join(annotation(f) + "\n" for f in findings)
+    """One annotation per finding; the same finding twice (same place, code, message and
+    object) is annotated once, as GitHub would show it twice."""
+    seen: set = set()
+    out = []
+    for f in findings:
+        key = (f.file, f.line, f.column, f.code, f.severity, f.message, f.path, f.kind, f.namespace,
+               f.name)
+        if key not in seen:
+            seen.add(key)
+            out.append(annotation(f) + "\n")
+    return "".join(out)
 
 
 def report(result, view) -> str:

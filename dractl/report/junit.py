@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from dractl.findings import ERROR, Finding
+from dractl.report.objects import owner as find_owner
 from dractl.report.sanitize import safe_line, safe_text
 
 if TYPE_CHECKING:  # one test case per document, described by the pipeline
@@ -50,8 +51,7 @@ def finding_text(f: Finding) -> str:
     where = f.file or "<input>"
     if f.line:
         where += f":{f.line}:{f.column}"
-    field = f"{f.field}: " if f.field else ""
-    return f"{where}: {f.severity} {f.code} {field}{f.message}"
+    return f"{where}: {f.severity} {f.code} {f.text}"
 
 
 def _case_name(d: DocInfo) -> str:
@@ -63,24 +63,15 @@ def _case_name(d: DocInfo) -> str:
     return f"document {d.index + 1}"
 
 
-def _owner(f: Finding, by_identity: dict) -> object | None:
-    """The document a finding belongs to: same file and object, the last one starting at or
-    before the finding's line (a file may hold the same object twice)."""
-    if not f.kind and not f.name:
-        return None
-    candidates = by_identity.get((f.file, f.api_version, f.kind, f.namespace, f.name))
-    if not candidates:
-        return None
-    best = candidates[0]
-    for d in candidates:
-        if (d.line, d.column) <= (f.line, f.column):
-            best = d
-    return best
-
-
 def render(findings: Iterable[Finding], documents: Iterable[DocInfo], *,
-           name: str = "dractl") -> str:
-    findings = list(findings)
+           name: str = "dractl", outcomes: Iterable[Finding] = (),
+           inventory: tuple = ()) -> str:
+    """outcomes: a dry run's outcomes as findings, listed after the findings of their document
+    (the consequence after its cause). inventory: the files given as cluster state, whose
+    objects get their own suites, with only the objects that have findings."""
+    outcomes = list(outcomes)
+    consequences = {id(f) for f in outcomes}
+    findings = sorted(list(findings) + outcomes, key=Finding.sort_key) if outcomes else list(findings)
     documents = list(documents)
     files: list[str] = []
     docs_of: dict[str, list] = defaultdict(list)
@@ -94,7 +85,7 @@ def render(findings: Iterable[Finding], documents: Iterable[DocInfo], *,
     per_doc: dict[int, list[Finding]] = defaultdict(list)
     per_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
-        owner = _owner(f, by_identity)
+        owner = find_owner(f, by_identity)
         if owner is not None:
             per_doc[id(owner)].append(f)
         else:
@@ -105,24 +96,19 @@ def render(findings: Iterable[Finding], documents: Iterable[DocInfo], *,
     suites = []
     total_tests = total_failures = 0
     for file in sorted(files):  # the order of the text report (findings sort by file)
-        cases = []
-        if per_file.get(file):
-            cases.append((FILE_CASE, per_file[file]))
-        seen: dict[str, int] = defaultdict(int)
-        for d in docs_of.get(file, []):
-            seen[_case_name(d)] += 1
-        for d in docs_of.get(file, []):
-            case = _case_name(d)
-            if seen[case] > 1:  # the same object twice in one file: tell the cases apart
-                case += f" (line {d.line})"
-            cases.append((case, per_doc.get(id(d), [])))
-        failures = sum(1 for _, fs in cases if any(f.severity == ERROR for f in fs))
+        from_inventory = _from_inventory(file, inventory)
+        cases = _cases(file, docs_of.get(file, []), per_doc, per_file, consequences, from_inventory)
+        if not cases:
+            continue
+        failures = sum(1 for _, fs, _ in cases if any(f.severity == ERROR for f in fs))
+        skipped = sum(1 for _, _, why in cases if why)
         total_tests += len(cases)
         total_failures += failures
-        lines = [f"  <testsuite name={_attr(file or '<input>')} tests=\"{len(cases)}\" "
-                 f"failures=\"{failures}\" errors=\"0\" skipped=\"0\">"]
-        for case, fs in cases:
-            lines.append(_testcase(file or "<input>", case, fs))
+        shown = file or "<input>"
+        suite = f"inventory {shown}" if from_inventory else shown
+        lines = [f"  <testsuite name={_attr(suite)} tests=\"{len(cases)}\" "
+                 f"failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">"]
+        lines.extend(_testcase(shown, case, fs, why) for case, fs, why in cases)
         lines.append("  </testsuite>")
         suites.append("\n".join(lines))
     head = (f"<testsuites name={_attr(name)} tests=\"{total_tests}\" failures=\"{total_failures}\" "
@@ -132,8 +118,37 @@ def render(findings: Iterable[Finding], documents: Iterable[DocInfo], *,
             + "</testsuites>\n")
 
 
-def _testcase(classname: str, case: str, fs: list[Finding]) -> str:
+def _from_inventory(file: str, inventory: tuple) -> bool:
+    return any(file == source or file.startswith(source.rstrip("/") + "/") for source in inventory)
+
+
+def _cases(file: str, docs: list, per_doc: dict, per_file: dict, consequences: set,
+           inventory: bool) -> list[tuple[str, list[Finding], str]]:
+    """(test case name, findings with causes before consequences, why skipped or "")."""
+    def ordered(fs: list[Finding]) -> list[Finding]:
+        return sorted(fs, key=lambda f: (id(f) in consequences, f.line, f.column, f.code))
+
+    cases = []
+    if per_file.get(file):
+        cases.append((FILE_CASE, ordered(per_file[file]), ""))
+    seen: dict[str, int] = defaultdict(int)
+    for d in docs:
+        seen[_case_name(d)] += 1
+    for d in docs:
+        fs = per_doc.get(id(d), [])
+        if inventory and not fs:
+            continue  # cluster state that is fine: not a test of the user's manifests
+        case = _case_name(d)
+        if seen[case] > 1:  # the same object twice in one file: tell the cases apart
+            case += f" (line {d.line})"
+        cases.append((case, ordered(fs), "" if fs else getattr(d, "skipped", "")))
+    return cases
+
+
+def _testcase(classname: str, case: str, fs: list[Finding], skipped: str = "") -> str:
     start = f"    <testcase name={_attr(case)} classname={_attr(classname)}"
+    if skipped:
+        return f"{start}>\n      <skipped message={_attr(skipped)}/>\n    </testcase>"
     if not fs:
         return start + "/>"
     errors = [f for f in fs if f.severity == ERROR]
@@ -141,7 +156,7 @@ def _testcase(classname: str, case: str, fs: list[Finding]) -> str:
     out = [start + ">"]
     if errors:
         first = errors[0]
-        message = f"{first.code} {first.field + ': ' if first.field else ''}{first.message}"
+        message = f"{first.code} {first.text}"
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more error{'s' * (len(errors) > 2)})"
         out.append(f"      <failure type={_attr(first.code)} message={_attr(message)}>"
@@ -153,5 +168,11 @@ def _testcase(classname: str, case: str, fs: list[Finding]) -> str:
 
 
 def report(result, view) -> str:
-    """`-o junit` of validate or allocate (a dry run's outcomes join as findings)."""
-    return render(result.ci_findings(), result.docs, name=f"dractl {result.command}")
+    """`-o junit` of validate or allocate (a dry run's outcomes join as findings, after the
+    findings of their document), and of the upgrade check."""
+    if hasattr(result, "outcome_findings"):
+        findings, outcomes = result.findings, result.outcome_findings()
+    else:
+        findings, outcomes = result.ci_findings(), []
+    return render(findings, result.docs, name=f"dractl {result.command}", outcomes=outcomes,
+                  inventory=getattr(result, "inventory_sources", ()))

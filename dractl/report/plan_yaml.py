@@ -11,6 +11,7 @@ import yaml
 
 from dractl.api.defaults import defaulted_claim_spec
 from dractl.api.jsoncopy import copy_json
+from dractl.simulate.reasons import SCHEDULER_ERRORS
 from dractl.simulate.state import SCHEDULED, Plan
 
 
@@ -111,9 +112,12 @@ def pod_objects(plan: Plan) -> list[dict]:
                 status[key] = copy_json(p.pod.status[key])
         if p.status != SCHEDULED:
             status["phase"] = "Pending"
-            message = "; ".join(r.message for r in p.reasons if r.severity == "error")
+            errors = [r for r in p.reasons if r.severity == "error"]
+            message = "; ".join(r.message for r in errors)
+            # handleSchedulingFailure: SchedulerError for an Error status, else Unschedulable.
+            reason = "SchedulerError" if any(r.code in SCHEDULER_ERRORS for r in errors) else "Unschedulable"
             status["conditions"] = [{"type": "PodScheduled", "status": "False",
-                                     "reason": "Unschedulable", "message": message}]
+                                     "reason": reason, "message": message}]
         if status:
             obj["status"] = status
         out.append(obj)

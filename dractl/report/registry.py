@@ -56,9 +56,14 @@ FORMATS: tuple[Format, ...] = (
                         GATES: "dractl.report.gates_table:report_json",
                         CAPACITY: "dractl.report.capacity_json:report",
                         UPGRADE: "dractl.report.upgrade_report:report_json"}),
-    Format("yaml", "the objects after scheduling", {ALLOCATE: "dractl.report.plan_yaml:report",
-                                                    CAPACITY: "dractl.report.capacity_json:report_yaml"},
-           labels={CAPACITY: "the -o json document as YAML"}),
+    Format("yaml", "the -o json document as YAML", {
+        VALIDATE: "dractl.report.findings_json:report_yaml",
+        ALLOCATE: "dractl.report.plan_yaml:report",
+        ENV: "dractl.report.env_json:report_yaml",
+        METADATA: "dractl.report.env_json:report_metadata_yaml",
+        CAPACITY: "dractl.report.capacity_json:report_yaml",
+        UPGRADE: "dractl.report.upgrade_report:report_yaml"},
+        labels={ALLOCATE: "the objects after scheduling"}),
     Format("html", "a self-contained page picturing the devices", {
         ALLOCATE: "dractl.report.html_report:report_allocate",
         CAPACITY: "dractl.report.html_report:report_capacity"}),
@@ -71,6 +76,12 @@ FORMATS: tuple[Format, ...] = (
     Format("github", "Actions annotations", {VALIDATE: "dractl.report.github:report",
                                              ALLOCATE: "dractl.report.github:report",
                                              UPGRADE: "dractl.report.github:report"}),
+    Format("concise", "file:line:column: CODE message", {
+        VALIDATE: "dractl.report.concise:report", ALLOCATE: "dractl.report.concise:report",
+        UPGRADE: "dractl.report.concise:report"}),
+    Format("gitlab", "GitLab code quality JSON", {
+        VALIDATE: "dractl.report.gitlab:report", ALLOCATE: "dractl.report.gitlab:report",
+        UPGRADE: "dractl.report.gitlab:report"}),
     Format("markdown", "a table", {CODES: "dractl.report.codes:report_markdown"}),
 )
 
@@ -81,6 +92,7 @@ class View:
 
     quiet: bool = False
     explain: str | None = None     # allocate: the pod or claim to explain
+    verbose: bool = False          # validate: every object checked and its result
 
 
 @dataclass(frozen=True)
@@ -106,7 +118,18 @@ def help_for(command: str) -> str:
     shown = [f"{f.name} ({f.label_for(command)})" if f.label_for(command) else f.name
              for f in formats_for(command)]
     listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-    return f"Output format: {listed}."
+    note = _NOTES.get(command)
+    return f"Output format: {listed}." + (f" {note}" if note else "")
+
+
+# Why a command lacks formats others have (the findings formats carry findings; these commands
+# report values).
+_NOTES = {
+    ENV: "The findings formats (junit, sarif, github, concise, gitlab) are validate's and "
+         "allocate's: env reports values; its findings are in json and yaml.",
+    CAPACITY: "The findings formats (junit, sarif, github, concise, gitlab) are validate's and "
+              "allocate's: capacity reports counts; its findings are in json and yaml.",
+}
 
 
 def find(name: str, command: str) -> Format:

@@ -1,7 +1,7 @@
 """`-o sarif`: SARIF 2.1.0 for GitHub code scanning, GitLab, Azure DevOps and SARIF viewers.
 
-One run; the tool's rules are the whole finding-code table (id, description, help, default
-level), results point at `file` + region (line, column in Unicode code points) relative to the
+One run; the tool's rules are the codes that fired, from the finding-code table (id,
+description, full help, default level), results point at `file` + region (line, column in Unicode code points) relative to the
 checkout (`%SRCROOT%`), and name the Kubernetes object as a logical location. Deterministic:
 no timestamps, no absolute paths of the machine unless an input was given as one.
 """
@@ -77,7 +77,7 @@ def rule(doc: RuleDoc) -> dict:
 
 
 def result(f: Finding, rule_index: int) -> dict:
-    message = f"{f.field}: {f.message}" if f.field else f.message
+    message = f.text
     out: dict = {
         "ruleId": f.code,
         "ruleIndex": rule_index,
@@ -113,12 +113,15 @@ def result(f: Finding, rule_index: int) -> dict:
 
 def document(findings: Iterable[Finding], rules: Iterable[RuleDoc], *, version: str,
              successful: bool = True) -> dict:
+    """The run's rules are the codes that fired (each with its full help), not the whole code
+    table: code-scanning reads rules from the results, and the whole table's help is half a
+    megabyte in every upload."""
     table = {r.code: r for r in rules}
     findings = list(findings)
     for f in findings:  # a code missing from the table still gets a rule entry
         if f.code not in table:
             table[f.code] = RuleDoc(f.code, f.severity, f.code, "dractl")
-    codes = sorted(table)
+    codes = sorted({f.code for f in findings})
     index = {code: i for i, code in enumerate(codes)}
     return {
         "$schema": SCHEMA_URI,

@@ -31,7 +31,7 @@ def findings_table(findings: list[Finding]) -> list[str]:
         return ["No errors or warnings."]
     lines = ["| Location | Code | Severity | Message |", "|---|---|---|---|"]
     for f in shown[:MAX_ROWS]:
-        message = f"{f.field}: {f.message}" if f.field else f.message
+        message = f.text
         if f.kind:
             message += f" ({f.kind} {f.namespace + '/' if f.namespace else ''}{f.name})"
         lines.append(f"| {_cell(_where(f))} | {f.code} | {f.severity} | {_cell(message)} |")

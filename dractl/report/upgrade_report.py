@@ -38,9 +38,9 @@ def report_text(result, view) -> str:
         items = change["appeared"] or change["disappeared"] or change["outcomes"]
         lines.append(f"{change['from']} -> {change['to']}:" + ("" if items else " no changes"))
         for f in change["appeared"]:
-            lines.append(safe_line(f"  + {_where(f)}  {f.code}  {f.severity}  {f.field + ': ' if f.field else ''}{f.message}"))
+            lines.append(safe_line(f"  + {_where(f)}  {f.code}  {f.severity}  {f.text}"))
         for f in change["disappeared"]:
-            lines.append(safe_line(f"  - {_where(f)}  {f.code}  {f.severity}  {f.field + ': ' if f.field else ''}{f.message}"))
+            lines.append(safe_line(f"  - {_where(f)}  {f.code}  {f.severity}  {f.text}"))
         for o in change["outcomes"]:
             what = f"pod {o['pod']}" if "pod" in o else f"claim {o['claim']}"
             lines.append(safe_line(f"  ~ {what}: {_outcome(o['from'])} -> {_outcome(o['to'])}"))
@@ -74,3 +74,10 @@ def report_json(result, view) -> str:
     from dractl.report.findings_json import dumps
 
     return dumps(upgrade_document(result))
+
+
+def report_yaml(result, view) -> str:
+    """The upgrade check's `-o json` document as YAML."""
+    import yaml
+
+    return yaml.safe_dump(upgrade_document(result), sort_keys=False, allow_unicode=False, width=1000)

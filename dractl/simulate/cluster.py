@@ -43,6 +43,7 @@ class ClusterState:
         self.node_alloc: dict[str, dict] = {}          # node -> allocatable quantities
         self.node_requested: dict[str, dict] = {}      # node -> requested by placed pods
         self.node_pods: Counter = Counter()
+        self.node_ports: dict[str, set] = {}           # node -> host ports of the pods placed there
         self.node_devices_used: Counter = Counter()    # devices of node-local pools in use
         self.pool_node: dict[tuple[str, str], str] = {}  # node-local pool -> its node
         self.claims: dict[tuple[str, str], ClaimState] = {}
@@ -80,6 +81,27 @@ class ClusterState:
     def free(self, node_name: str) -> dict:
         alloc, used = self.node_alloc[node_name], self.node_requested[node_name]
         return {k: v - used.get(k, 0) for k, v in alloc.items()}
+
+    def assume_pod(self, node_name: str, charge: dict, ports: tuple) -> None:
+        """The scheduler cache's AssumePod: the pod counts on its node from now on (its
+        requests, the pod count, its host ports: NodeInfo.AddPod), journaled so that a failing
+        Reserve or PreBind, or a gang that does not fit, takes it back. Nodes without
+        status.allocatable keep no resource books (nothing is checked there)."""
+        journal = self.journal
+        books = bool(self.node_alloc[node_name])
+        if books:
+            journal.add_all(self.node_requested[node_name], charge)
+            journal.add(self.node_pods, node_name, 1)
+        if ports:
+            if node_name not in self.node_ports:
+                journal.set_item(self.node_ports, node_name, set())
+            used = self.node_ports[node_name]
+            for port in ports:
+                if port not in used:
+                    journal.on_rollback(used.discard, port)
+                    used.add(port)
+        if books or ports:
+            self.touch(node_name)  # verdicts about this node are stale
 
     # -- devices -------------------------------------------------------------------------------
     def next_share_id(self) -> str:

@@ -65,7 +65,7 @@ def explanation_lines(explanation, pending_models: list[ResourceClaim],
     for req in explanation.requests:
         claim = rename.get(req.claim, req.claim)
         ordered = sorted(req.rejected.items(), key=lambda kv: (-kv[1], kv[0]))
-        rejected = ", ".join(f"{n} {DESCRIPTIONS.get(code, code)}" for code, n in ordered)
+        rejected = ", ".join(f"{_devices(n)}: {DESCRIPTIONS.get(code, code)}" for code, n in ordered)
         cls = classes.get((claim, req.request))
         lines.append(f"claim {claim}, request {req.request}"
                      + (f" (class {cls})" if cls else "")
@@ -76,6 +76,10 @@ def explanation_lines(explanation, pending_models: list[ResourceClaim],
     if explanation.partial:
         lines.append("(explanation partial: the diagnostic search was cut short)")
     return lines
+
+
+def _devices(n: int) -> str:
+    return f"{n} device{'s' * (n != 1)}"
 
 
 def _cause_lines(req, code: str, sources: "Sources") -> list[str]:
@@ -92,7 +96,7 @@ def _cause_lines(req, code: str, sources: "Sources") -> list[str]:
         detail = cause.text + sources.where(cause) + (sources.users(devices) if cause.users else "") \
             + sources.left_out(cause)
         detail = detail.lstrip("; ")
-        out.append(f"  {len(devices)} {DESCRIPTIONS.get(code, code)}" + (f": {detail}" if detail else ""))
+        out.append(f"  {_devices(len(devices))}: {DESCRIPTIONS.get(code, code)}" + (f": {detail}" if detail else ""))
         out.extend(f"    {line}" for line in cause.fix)
     if len(groups) > MAX_CAUSES:
         out.append(f"  and {len(groups) - MAX_CAUSES} more cause(s) of \"{DESCRIPTIONS.get(code, code)}\"; "

@@ -1,20 +1,30 @@
 """The scheduling framework of the dry run, shaped like kube-scheduler's
-(pkg/scheduler/framework/interface.go): plugins implement extension points, a per-pod cycle
-state carries what PreFilter computed to the later phases, and every verdict is a `Status` with
-one of upstream's codes. The scheduling loop (scheduler.py) only runs the cycle.
+(k8s.io/kube-scheduler/framework interface.go and cycle_state.go, pkg/scheduler/framework/runtime
+framework.go): plugins implement extension points, a per-pod CycleState keeps each plugin's own
+data under the plugin's key, and every verdict is a `Status` with one of upstream's codes and
+reasons. The scheduling loop (scheduler.py) only runs the cycle.
 
 Phases dractl runs, in order, per pod:
-  PreFilter   once per pod: resolve and check its inputs (claims, requests); may reject the pod.
-  Filter      per candidate node: may the pod run there? The first plugin that says no decides.
-  PostFilter  when no node passed: explain (DynamicResources) and preemption's summary.
-  Score       among passing nodes: a tuple of plugin scores, compared in registration order.
-  Reserve     on the chosen node: commit what the pod takes (devices, resources, ports).
-  Unreserve   when a later Reserve or PreBind fails (the cluster journal undoes the state).
+  PreFilter   once per pod: each plugin may reject the pod, return Skip (its Filter is then not
+              run for this pod, RunFilterPlugins' SkipFilterPlugins) or restrict the candidate
+              nodes (PreFilterResult.NodeNames).
+  Filter      per candidate node, the enabled Filter plugins in the profile's order; the first
+              that does not return Success decides the node (runAllFilters is false by default).
+  PostFilter  when no node passed: each plugin's message, joined with ", " (RunPostFilterPlugins).
+  Score       among passing nodes: a tuple of plugin scores, compared in the profile's order.
+  Reserve     on the chosen node (after the assume step, scheduler.py).
   PreBind     after Reserve: the API writes (claims' reservedFor) and warnings.
 
+Unreserve is not a phase here: every change a plugin's Reserve or PreBind makes goes through the
+cluster journal (journal.py), and a failing Reserve or PreBind rolls the pod's transaction back,
+newest change first. That undoes the Reserve plugins' work in reverse order, which is what
+upstream's RunReservePluginsUnreserve does (it calls every Reserve plugin's Unreserve in reverse
+order, frameworkImpl.RunReservePluginsUnreserve); the journal is dractl's Unreserve.
+
 Where dractl differs from upstream: scores are compared lexicographically (upstream sums
-weighted, normalised scores), and a Filter returns None for Success so that the per-node loop,
-the hot path of a large dry run, allocates nothing when a node passes.
+weighted, normalised scores), a Filter returns None for Success so that the per-node loop, the
+hot path of a large dry run, allocates nothing when a node passes, and Filter, Score, Reserve
+and PreBind receive the node itself (upstream: NodeInfo or the node name).
 """
 
 from __future__ import annotations
@@ -34,23 +44,38 @@ class Code:
     ERROR = 1
     UNSCHEDULABLE = 2
     UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    WAIT = 4
     SKIP = 5
 
     NAMES = {0: "Success", 1: "Error", 2: "Unschedulable", 3: "UnschedulableAndUnresolvable",
-             5: "Skip"}
+             4: "Wait", 5: "Skip"}
 
 
 class Status:
-    """A phase's verdict: a code, the reason in kube-scheduler's words, the plugin that gave it,
-    and for pod-level failures the dractl Reason (finding code, message, details) to report."""
+    """A phase's verdict: a code, the reasons in kube-scheduler's words (fwk.Status.Reasons();
+    `reason` is Message(), the reasons joined with ", "), the plugin that gave it, and for
+    pod-level failures the dractl Reason (finding code, message, details) to report. `event`:
+    a PreFilter rejection kube-scheduler reports in a FailedScheduling event, as a FitError
+    ("0/N nodes are available: <message>. ..."); False for dractl's own pod-level findings and
+    for what upstream rejects before scheduling (PreEnqueue, the API server)."""
 
-    __slots__ = ("code", "reason", "plugin", "report")
+    __slots__ = ("code", "reasons", "plugin", "report", "event")
 
-    def __init__(self, code: int, reason: str = "", plugin: str = "", report: "Reason | None" = None):
+    def __init__(self, code: int, reasons: "str | tuple[str, ...]" = (), plugin: str = "",
+                 report: "Reason | None" = None, event: bool = True):
         self.code = code
-        self.reason = reason
+        self.reasons = (reasons,) if isinstance(reasons, str) else tuple(reasons)
         self.plugin = plugin
         self.report = report
+        self.event = event
+
+    def as_event(self) -> "Status":
+        self.event = True
+        return self
+
+    @property
+    def reason(self) -> str:
+        return ", ".join(self.reasons)
 
     def is_success(self) -> bool:
         return self.code == Code.SUCCESS
@@ -59,59 +84,62 @@ class Status:
         return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     def preemption_might_help(self) -> bool:
-        """DefaultPreemption skips nodes whose verdict is UnschedulableAndUnresolvable."""
+        """DefaultPreemption tries only nodes whose verdict is Unschedulable
+        (NodesForStatusCode(..., Unschedulable) in preemption.go findCandidates)."""
         return self.code == Code.UNSCHEDULABLE
 
     def __repr__(self) -> str:
         return f"Status({Code.NAMES.get(self.code, self.code)}, {self.reason!r}, {self.plugin!r})"
 
 
-def unschedulable(reason: str, plugin: str) -> Status:
-    return Status(Code.UNSCHEDULABLE, reason, plugin)
+SKIP = Status(Code.SKIP)
 
 
-def unresolvable(reason: str, plugin: str) -> Status:
-    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason, plugin)
+def unschedulable(reasons: "str | tuple[str, ...]", plugin: str) -> Status:
+    return Status(Code.UNSCHEDULABLE, reasons, plugin)
+
+
+def unresolvable(reasons: "str | tuple[str, ...]", plugin: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons, plugin)
 
 
 def rejected(report: "Reason", plugin: str, code: int = Code.UNSCHEDULABLE_AND_UNRESOLVABLE) -> Status:
-    """A pod-level rejection (PreFilter, Reserve, an allocator error in Filter)."""
-    return Status(code, report.message, plugin, report)
+    """A rejection dractl reports with its own finding (a pod-level failure)."""
+    return Status(code, report.message, plugin, report, event=False)
+
+
+class PreFilterResult:
+    """PreFilterResult: the only nodes worth filtering (None: all of them)."""
+
+    __slots__ = ("node_names",)
+
+    def __init__(self, node_names: frozenset[str] | None) -> None:
+        self.node_names = node_names
+
+
+_NO_SKIP: frozenset[str] = frozenset()
 
 
 class CycleState:
-    """Per-pod data shared between the phases (upstream's CycleState, with named slots for what
-    dractl's plugins exchange instead of a string-keyed map)."""
+    """Per-pod state of one scheduling cycle (CycleState): each plugin reads and writes its own
+    data under its key (`write(key, data)`, `read(key)`), as upstream's plugins do under their
+    stateKey; a plugin that needs another plugin's data calls that plugin module's accessor.
+    The framework's own fields: the pod, the PodResult being filled, the plugins PreFilter told
+    to skip (SkipFilterPlugins), the shortcuts' key and dractl's explanation lines."""
 
-    __slots__ = ("result", "pod", "refs", "pending", "pending_models", "allocated", "demand", "ext",
-                 "details", "data", "key")
+    __slots__ = ("result", "pod", "read", "write", "skip_filter", "key", "explanation")
 
     def __init__(self, result: "PodResult") -> None:
         self.result = result
         self.pod = result.pod
-        self.refs: list = []          # PodClaimRef of the pod (DynamicResources PreFilter)
-        self.pending: list = []       # ClaimState still to allocate, unique, pod order
-        self.pending_models: list = []  # their ResourceClaim models (read-only)
-        self.allocated: list = []     # ClaimState already allocated, unique
-        self.demand: dict = {}        # pod requests (NodeResourcesFit PreFilter)
-        self.ext: list = []           # ExtendedRequest (extended resources PreFilter)
-        self.details: list[str] = []  # PostFilter's explanation lines for the no-fit reason
-        self.data: dict[str, Any] = {}  # anything else a plugin keeps, by plugin name
-        self.key: tuple | None = None   # the shortcuts' key of this pod's Filter verdicts
-
-
-class NodeAttempt:
-    """What the Filter plugins found on one node where the pod fits; Reserve acts on the chosen
-    node's attempt (upstream keeps these per node in the cycle state)."""
-
-    __slots__ = ("node", "outcome", "ext", "special", "native")
-
-    def __init__(self, node: "SimNode") -> None:
-        self.node = node
-        self.outcome: Any = None       # AllocationOutcome, or None when nothing needed devices
-        self.ext: tuple = ()           # extended resources served through DRA on this node
-        self.special: Any = None       # the extended-resource claim's model (KEP-5004)
-        self.native: dict = {}         # node-allocatable amounts of DRA devices (KEP-5517)
+        data: dict[str, Any] = {}
+        # read(key): the data written under key, or None (upstream returns ErrNotFound);
+        # write(key, data). The dict's own methods: no Python frame on the hot path.
+        self.read = data.get
+        self.write = data.__setitem__
+        self.skip_filter: frozenset[str] = _NO_SKIP
+        self.key: tuple | None = None      # the shortcuts' key of this pod's Filter verdicts
+        self.explanation: list[str] = []   # dractl's per-node explanation of the failure
 
 
 class Plugin:
@@ -133,11 +161,12 @@ class Plugin:
         return True
 
     # -- PreFilter ---------------------------------------------------------------------------
-    def pre_filter(self, state: CycleState) -> Status | None:
+    def pre_filter(self, state: CycleState) -> "Status | PreFilterResult | None":
+        """None (Success), SKIP, a PreFilterResult, or a rejection."""
         return None
 
     # -- Filter ------------------------------------------------------------------------------
-    def filter(self, state: CycleState, attempt: NodeAttempt) -> Status | None:
+    def filter(self, state: CycleState, node: "SimNode") -> Status | None:
         return None
 
     def cycle_key(self, state: CycleState) -> tuple | None:
@@ -146,7 +175,8 @@ class Plugin:
 
     # -- PostFilter --------------------------------------------------------------------------
     def post_filter(self, state: CycleState, statuses: dict[str, Status], total: int) -> str | None:
-        """A message for the FailedScheduling summary (joined with ", "); may fill details."""
+        """The plugin's PostFilter message for the FailedScheduling summary; may add
+        explanation lines (state.explanation)."""
         return None
 
     # -- Score -------------------------------------------------------------------------------
@@ -154,7 +184,7 @@ class Plugin:
         """Whether this plugin's score can differ between nodes for this pod."""
         return False
 
-    def score(self, state: CycleState, attempt: NodeAttempt) -> int:
+    def score(self, state: CycleState, node: "SimNode") -> int:
         return 0
 
     def score_bound(self, state: CycleState) -> int | None:
@@ -166,24 +196,28 @@ class Plugin:
         (not on what the pod would be allocated there)."""
         return None
 
-    # -- Reserve / Unreserve -----------------------------------------------------------------
-    def reserve(self, state: CycleState, attempt: NodeAttempt) -> Status | None:
-        return None
-
-    def unreserve(self, state: CycleState, attempt: NodeAttempt) -> None:
+    # -- Reserve -----------------------------------------------------------------------------
+    def reserve(self, state: CycleState, node: "SimNode") -> Status | None:
         return None
 
     # -- PreBind -----------------------------------------------------------------------------
-    def pre_bind(self, state: CycleState, attempt: NodeAttempt) -> Status | None:
+    def pre_bind(self, state: CycleState, node: "SimNode") -> Status | None:
+        return None
+
+    # -- dractl's own: the lines under a node this plugin rejected, when kube-scheduler's
+    #    message names no detail (e.g. which taint), for a pod that fits nowhere.
+    def explain_rejection(self, state: CycleState, node_name: str, status: Status) -> list[str] | None:
         return None
 
 
-_PHASES = ("pre_filter", "filter", "cycle_key", "post_filter", "scores", "reserve", "unreserve",
-           "pre_bind")
+_PHASES = ("pre_filter", "filter", "cycle_key", "post_filter", "scores", "reserve", "pre_bind",
+           "explain_rejection")
 
 
 class Framework:
-    """The enabled plugins, in registration order, and per phase the ones that implement it."""
+    """The enabled plugins, in the profile's order, and per phase the ones that implement it
+    (expandMultiPointPlugins: each extension point runs the MultiPoint plugins implementing it,
+    in MultiPoint order)."""
 
     def __init__(self, cluster: "ClusterState", plugin_classes) -> None:
         self.plugins = [p for p in (cls(cluster) for cls in plugin_classes) if p.enabled()]
@@ -196,20 +230,49 @@ class Framework:
         for p in self.plugins:
             fields.extend(f for f in p.pod_fields if f not in fields)
         self.pod_fields = tuple(fields)
+        self._filters: dict[frozenset, tuple] = {frozenset(): tuple(self.filter_plugins)}
 
-    def run_pre_filter(self, state: CycleState) -> Status | None:
+    def run_pre_filter(self, state: CycleState):
+        """(rejection or None, the restricted node names or None, the plugins that restricted
+        them) as RunPreFilterPlugins: Skip adds the plugin to SkipFilterPlugins; node sets
+        intersect; an empty intersection is UnschedulableAndUnresolvable."""
+        skipped: list[str] = []
+        names: frozenset[str] | None = None
+        restricting: list[str] = []
         for plugin in self.pre_filter_plugins:
             status = plugin.pre_filter(state)
-            if status is not None:
-                return status
-        return None
+            if status is None:
+                continue
+            if status is SKIP:
+                skipped.append(plugin.name)
+                continue
+            if isinstance(status, PreFilterResult):
+                if status.node_names is not None:
+                    restricting.append(plugin.name)
+                    names = status.node_names if names is None else names & status.node_names
+                    if not names:
+                        return _no_node_left(restricting), None, restricting
+                continue
+            return status, None, restricting
+        if skipped:
+            state.skip_filter = frozenset(skipped)
+        return None, names, restricting
 
-    def run_filter(self, state: CycleState, attempt: NodeAttempt) -> Status | None:
-        for plugin in self.filter_plugins:
-            status = plugin.filter(state, attempt)
-            if status is not None:
-                return status
-        return None
+    def filter_runner(self, state: CycleState):
+        """The Filter plugins this pod runs, bound to its state: a function node -> Status or
+        None (RunFilterPlugins, skipping SkipFilterPlugins)."""
+        skip = state.skip_filter
+        plugins = self._filters.get(skip)
+        if plugins is None:
+            plugins = self._filters[skip] = tuple(p for p in self.filter_plugins if p.name not in skip)
+
+        def run(node):
+            for plugin in plugins:
+                status = plugin.filter(state, node)
+                if status is not None:
+                    return status
+            return None
+        return run
 
     def cycle_keys(self, state: CycleState) -> list:
         return [p.cycle_key(state) for p in self.cycle_key_plugins]
@@ -217,31 +280,46 @@ class Framework:
     def scoring(self, state: CycleState) -> list[Plugin]:
         return [p for p in self.scores_plugins if p.scores(state)]
 
-    def run_post_filter(self, state: CycleState, statuses: dict[str, Status], total: int) -> list[str]:
+    def run_post_filter(self, state: CycleState, statuses: dict[str, Status], total: int) -> str:
+        """RunPostFilterPlugins' message: every plugin's reasons, joined with ", "."""
         out = []
         for plugin in self.post_filter_plugins:
             message = plugin.post_filter(state, statuses, total)
             if message:
                 out.append(message)
-        return out
+        return ", ".join(out)
 
-    def run_reserve(self, state: CycleState, attempt: NodeAttempt) -> Status | None:
-        done = []
+    def explain_rejections(self, state: CycleState, statuses: dict[str, Status]) -> None:
+        """dractl's lines under each rejected node, from the plugin that rejected it (kept where
+        an explanation is already there)."""
+        if not self.explain_rejection_plugins:
+            return
+        explainers = {p.name: p for p in self.explain_rejection_plugins}
+        out = state.result.node_explanations
+        for node_name, status in statuses.items():
+            plugin = explainers.get(status.plugin)
+            if plugin is not None and node_name not in out:
+                lines = plugin.explain_rejection(state, node_name, status)
+                if lines:
+                    out[node_name] = lines
+
+    def run_reserve(self, state: CycleState, node: "SimNode") -> Status | None:
         for plugin in self.reserve_plugins:
-            status = plugin.reserve(state, attempt)
+            status = plugin.reserve(state, node)
             if status is not None:
-                self.run_unreserve(state, attempt, done)
                 return status
-            done.append(plugin)
         return None
 
-    def run_unreserve(self, state: CycleState, attempt: NodeAttempt, plugins=None) -> None:
-        for plugin in reversed(plugins if plugins is not None else self.unreserve_plugins):
-            plugin.unreserve(state, attempt)
-
-    def run_pre_bind(self, state: CycleState, attempt: NodeAttempt) -> Status | None:
+    def run_pre_bind(self, state: CycleState, node: "SimNode") -> Status | None:
         for plugin in self.pre_bind_plugins:
-            status = plugin.pre_bind(state, attempt)
+            status = plugin.pre_bind(state, node)
             if status is not None:
                 return status
         return None
+
+
+def _no_node_left(plugins: list[str]) -> Status:
+    """RunPreFilterPlugins when the plugins' node sets do not intersect."""
+    if len(plugins) == 1:
+        return unresolvable(f"node(s) didn't satisfy plugin {plugins[0]}", "")
+    return unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously", "")

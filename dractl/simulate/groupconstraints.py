@@ -123,11 +123,12 @@ class ActiveConstraints:
         extra = {key for j, key in self.forbidden if j == i}
         return frozenset(self.used.get(i, ())) | extra
 
-    def for_pod(self, state):
-        """(claim model) -> extra constraints, for the pod's claims from a constrained entry."""
+    def for_pod(self, pod, refs):
+        """(claim model) -> extra constraints, for the pod's claims (`refs`, PodClaimRef) from a
+        constrained entry."""
         by_model: dict[int, list[int]] = {}
-        entries = {e.get("name"): e for e in state.pod.pod_claims() if isinstance(e, dict)}
-        for ref in state.refs:
+        entries = {e.get("name"): e for e in pod.pod_claims() if isinstance(e, dict)}
+        for ref in refs:
             entry = entries.get(ref.name)
             if ref.claim is None or ref.claim.model is None or entry is None:
                 continue

@@ -107,12 +107,20 @@ def node_name_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
     return None
 
 
+# TaintToleration's Filter reason (plugins/tainttoleration, ErrReasonNotMatch). It names no
+# taint since kubernetes/kubernetes#134740 (1.35, cherry-picked into 1.34.2 by #135023); the
+# taint is dractl's explanation line (TaintToleration.explain_rejection). docs/scheduler.md.
+UNTOLERATED_TAINT = "node(s) had untolerated taint(s)"
+
+
 def taint_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
-    taint = untolerated_taint(spec, node)
-    if taint is not None:
-        # kube-scheduler's TaintToleration wording, empty value included.
-        return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-    return None
+    return UNTOLERATED_TAINT if untolerated_taint(spec, node) is not None else None
+
+
+def taint_text(taint: NodeTaint) -> str:
+    """A taint as kubectl writes it: key=value:Effect (key:Effect without a value)."""
+    value = f"={taint.value}" if taint.value else ""
+    return f"{taint.key}{value}:{taint.effect}"
 
 
 def affinity_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
@@ -134,6 +142,42 @@ def affinity_reason(spec: Mapping[str, Any], node: SimNode) -> str | None:
             except NodeSelectorError:
                 return AFFINITY_MISMATCH
     return None
+
+
+# Host ports (HostPortInfo in k8s.io/kube-scheduler/framework): a port is (hostIP, protocol,
+# hostPort); an unset hostIP is 0.0.0.0 and an unset protocol TCP.
+WILDCARD_IP = "0.0.0.0"
+
+
+def wanted_ports(spec: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:
+    """The host ports a pod takes on its node: the ports with hostPort > 0 of its containers and
+    of its sidecar (restartPolicy: Always) init containers (nodeports.getContainerPorts; with
+    spec.hostNetwork, API defaulting has set hostPort to containerPort)."""
+    host_network = spec.get("hostNetwork") is True
+    out = []
+    sidecars = [c for c in spec.get("initContainers") or []
+                if isinstance(c, dict) and c.get("restartPolicy") == "Always"]
+    for container in sidecars + list(spec.get("containers") or []):
+        if not isinstance(container, dict):
+            continue
+        for port in container.get("ports") or []:
+            if not isinstance(port, dict):
+                continue
+            host_port = port.get("hostPort")
+            if host_network and not host_port:
+                host_port = port.get("containerPort")
+            if not isinstance(host_port, int) or isinstance(host_port, bool) or host_port <= 0:
+                continue
+            out.append((str(port.get("hostIP") or WILDCARD_IP), str(port.get("protocol") or "TCP"), host_port))
+    return tuple(out)
+
+
+def port_conflicts(used: set, ip: str, protocol: str, port: int) -> bool:
+    """HostPortInfo.CheckConflict: 0.0.0.0 conflicts with every address of the same protocol
+    and port, any other address with itself and 0.0.0.0."""
+    if ip == WILDCARD_IP:
+        return any(p == protocol and n == port for _, p, n in used)
+    return (WILDCARD_IP, protocol, port) in used or (ip, protocol, port) in used
 
 
 NODE_CHECKS = (unschedulable_reason, node_name_reason, taint_reason, affinity_reason)

@@ -13,6 +13,8 @@ from dractl.load.document import Document
 from dractl.models import CONTROLLER_KINDS, Pod, model_of
 from dractl.models.controllers import BY_KIND
 from dractl.simulate.names import suffix, uid_for
+from dractl.simulate.nodes import wanted_ports
+from dractl.simulate.resources import pod_requests
 
 __all__ = ["CONTROLLER_KINDS", "MAX_PODS", "PodInput", "TooManyPods", "expand_controller",
            "pod_from_document", "replica_count"]
@@ -53,6 +55,22 @@ class PodInput:
     spec_path: tuple            # where `spec` lives inside source (for finding positions)
     owner: str = ""             # "Deployment/web" for expanded pods
     manifest: dict[str, Any] = field(default_factory=dict)  # the pod object as it would exist
+    _requests: dict | None = field(default=None, init=False, repr=False)
+    _ports: tuple | None = field(default=None, init=False, repr=False)
+
+    def requests(self) -> dict:
+        """The pod's resource requests, computed once (upstream's PodInfo caches its
+        CalculateResource result the same way): NodeResourcesFit's PreFilter and the assume
+        step both read them."""
+        if self._requests is None:
+            self._requests = pod_requests(self.spec)
+        return self._requests
+
+    def host_ports(self) -> tuple:
+        """The host ports the pod takes on its node (NodePorts' PreFilter and the assume step)."""
+        if self._ports is None:
+            self._ports = wanted_ports(self.spec)
+        return self._ports
 
     @property
     def key(self) -> str:

@@ -50,3 +50,7 @@ NODE_INFERRED = register("DRA5104", WARNING, "nodes named by slices have no Node
 EVICTION = register("DRA5105", WARNING, "an allocated device has a NoExecute taint the claim does not "
                     "tolerate: the pod would be evicted", _S)
 INFO_UNUSED = INFO
+
+# Failures kube-scheduler meets as an Error status (a Filter or PreBind error), not as a
+# rejection: the pod's PodScheduled condition says SchedulerError (handleSchedulingFailure).
+SCHEDULER_ERRORS = frozenset({ALLOCATOR_ERROR, RESERVED_FOR_FULL})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from dractl.api.quantity import Quantity, QuantityError
 
@@ -141,19 +141,38 @@ def allocatable(node_allocatable: Mapping[str, Any]) -> dict[str, Fraction]:
     return out
 
 
-def insufficient(demand: Mapping[str, Fraction], free: Mapping[str, Fraction],
-                 total: Mapping[str, Fraction]) -> list[str]:
-    """NodeResourcesFit reasons ("Insufficient cpu"), for resources the node reports."""
-    reasons = []
-    for name in sorted(demand):
-        want = demand[name]
-        if want <= 0:
+# fitsRequest checks cpu, memory and ephemeral-storage first, then the scalar resources.
+_FIRST = ("cpu", "memory", "ephemeral-storage")
+
+
+def requested_items(demand: Mapping[str, Fraction]) -> tuple[tuple[str, Fraction], ...]:
+    """The positive requests in the order fitsRequest checks them (computed once per pod)."""
+    items = [(n, demand[n]) for n in _FIRST if n in demand]
+    if len(items) < len(demand):
+        items += [(n, demand[n]) for n in sorted(demand) if n not in _FIRST]
+    return tuple(item for item in items if item[1] > 0)
+
+
+def insufficient(items: Iterable[tuple[str, Fraction]], total: Mapping[str, Fraction],
+                 used: Mapping[str, Fraction], skip: Callable[[str], bool] | None = None
+                 ) -> tuple[list[str], bool]:
+    """NodeResourcesFit's fitsRequest for the resources the node reports (helper.FitsRequest in
+    pkg/scheduler/framework/plugins/noderesources): an "Insufficient <resource>" reason per
+    resource whose request exceeds what is left, and whether one of them asks for more than the
+    node has at all (InsufficientResource.Unresolvable: preemption cannot help). Native
+    resources the node does not report are not checked (the inventory says nothing about them,
+    dractl's choice); `skip` leaves out resources served elsewhere (through DRA)."""
+    reasons: list[str] = []
+    unresolvable = False
+    for name, want in items:
+        if skip is not None and skip(name):
             continue
-        if name not in total:
+        capacity = total.get(name)
+        if capacity is None:
             if is_native(name):
-                continue  # the inventory does not say; nothing to check
+                continue
+            capacity = 0
+        if want > capacity - used.get(name, 0):
             reasons.append(f"Insufficient {name}")
-            continue
-        if want > free.get(name, Fraction(0)):
-            reasons.append(f"Insufficient {name}")
-    return reasons
+            unresolvable = unresolvable or want > capacity
+    return reasons, unresolvable

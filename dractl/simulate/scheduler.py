@@ -13,7 +13,7 @@ every memo and shortcut lives in shortcuts.py.
 
 from __future__ import annotations
 
-from collections import Counter
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -22,11 +22,17 @@ from dractl.extensions import PODGROUP_CONSTRAINTS
 from dractl.load.document import Document
 from dractl.simulate import reasons as R
 from dractl.simulate.explain import validation_details
-from dractl.simulate.framework import Code, CycleState, Framework, NodeAttempt
+from dractl.simulate.fiterror import fit_error
+from dractl.simulate.framework import Code, CycleState, Framework, unresolvable
 from dractl.simulate.gangs import not_enqueued, schedule_gang
 from dractl.simulate.groupconstraints import prepare_groups, schedule_constrained_group
 from dractl.simulate.inventory import build_cluster
 from dractl.simulate.nodes import pod_fits_node
+from dractl.simulate.plugins.dynamicresources import (
+    assumed_resources,
+    pending_claims,
+    pending_models,
+)
 from dractl.simulate.pods import (
     MAX_PODS,
     PodInput,
@@ -34,7 +40,7 @@ from dractl.simulate.pods import (
     expand_controller,
     pod_from_document,
 )
-from dractl.simulate.registry import PLUGINS
+from dractl.simulate.registry import plugins_for
 from dractl.simulate.shortcuts import NodeVerdicts, Shortcuts, shortcuts_wanted
 from dractl.simulate.state import INVALID, SCHEDULED, UNSCHEDULABLE, Plan, PodResult, Reason
 from dractl.simulate.unreferenced import allocate_unreferenced
@@ -58,7 +64,7 @@ class Options:
 class Simulation:
     def __init__(self, documents: Iterable[Document], gates: FeatureGates,
                  options: Options | None = None, invalid: set[int] | None = None,
-                 plugins=PLUGINS):
+                 plugins=None):
         self.gates = gates
         self.options = options or Options()
         self.invalid = invalid or set()
@@ -66,7 +72,7 @@ class Simulation:
         self.cluster = build_cluster(documents, gates, self.options, self.invalid, self.plan)
         self.shortcuts = Shortcuts(shortcuts_wanted(self.options.shortcuts), self.cluster.node_index)
         self.cluster.shortcuts = self.shortcuts
-        self.framework = Framework(self.cluster, plugins)
+        self.framework = Framework(self.cluster, plugins if plugins is not None else plugins_for(gates.version))
         self.shortcuts.declare(self.framework.pod_fields)
 
     @property
@@ -163,37 +169,73 @@ class Simulation:
 
     # ------------------------------------------------------------------ one pod -----------------
     def schedule(self, result: PodResult) -> None:
-        """One scheduling cycle: PreFilter, Filter per candidate, PostFilter or Score, then
-        Reserve and PreBind on the chosen node."""
+        """One scheduling cycle: PreFilter, Filter per candidate, PostFilter or Score, then the
+        assume step, Reserve and PreBind on the chosen node."""
         fw, shortcuts = self.framework, self.shortcuts
         state = CycleState(result)
-        status = fw.run_pre_filter(state)
+        status, named, restricting = fw.run_pre_filter(state)
         if status is not None:
-            return _reject(result, status.report)
+            return self._pre_filter_failed(state, status)
         candidates = self._candidates(state)
         if not candidates:
             return
+        absent = None
+        if named is not None:
+            candidates, absent = self._named(candidates, named, restricting)
         all_nodes = candidates is self.cluster.nodes
         if shortcuts.enabled:
             state.key = shortcuts.key(state.pod, fw.cycle_keys(state))
-            if all_nodes and shortcuts.repeat_failure(state.key, result, state.pending_models):
+            if all_nodes and shortcuts.repeat_failure(state.key, result, pending_models(state)):
                 result.status = UNSCHEDULABLE
                 return
         scorers = fw.scoring(state)
         error, scan, statuses, feasible = self._filter_nodes(state, candidates, scorers, all_nodes)
-        if error is not None:  # an allocator error aborts the attempt (nodes tried so far kept)
+        if error is not None:  # a Filter error aborts the attempt (nodes tried so far kept)
             result.node_failures = {name: s.reason for name, s in statuses.items()}
-            return _reject(result, error.report)
+            return _reject(result, _filter_error(error))
         skipped = shortcuts.skipped(state.key, scan)
         if not feasible:
             statuses = {**dict(skipped[:scan.start]), **statuses}
-            return self._no_fit(state, candidates, statuses, all_nodes)
-        score = lambda a: self._score(state, scorers, a)  # noqa: E731
+            return self._no_fit(state, candidates, statuses, all_nodes, absent)
+        score = lambda node: self._score(state, scorers, node)  # noqa: E731
         chosen = max(feasible, key=score) if scorers else feasible[0]
         statuses = shortcuts.reported(state, statuses, chosen, candidates, scorers, score)
         reasons = {name: s.reason for name, s in statuses.items()}
+        if absent is not None:
+            reasons.update((name, s.reason) for name, s in absent.items())
         result.node_failures = NodeVerdicts(skipped, scan.start, reasons) if scan.start else reasons
         self._place(state, chosen)
+
+    def _pre_filter_failed(self, state: CycleState, status) -> None:
+        """A PreFilter rejection. Upstream's (status.event) become kube-scheduler's FitError with
+        the PreFilter message, every node carrying that status for the PostFilter plugins; the
+        others are dractl's findings as they are."""
+        result = state.result
+        if status.report is not None and not status.event:
+            return _reject(result, status.report)
+        nodes = self._scope()
+        if not nodes:
+            return
+        statuses = {n.name: status for n in nodes}
+        post = self.framework.run_post_filter(state, statuses, len(nodes))
+        message = fit_error(len(nodes), {}, pre_filter=status.reason, post_filter=post)
+        report = status.report or Reason(R.NO_NODE_FITS, "")
+        _reject(result, dataclasses.replace(report, message=message))
+
+    def _scope(self) -> list:
+        """The nodes a pod is scheduled among: all, or --node's."""
+        only = self.options.only_node
+        if only:
+            node = self.cluster.node_by_name.get(only)
+            return [node] if node is not None else []
+        return self.cluster.nodes
+
+    def _named(self, candidates: list, named: frozenset, restricting: list) -> tuple[list, dict]:
+        """PreFilterResult: only the named nodes are filtered; the others carry the absent-nodes
+        status, "node(s) didn't satisfy plugin(s) [<plugins>]" (findNodesThatFitPod)."""
+        absent = unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(restricting))}]", "")
+        kept = [n for n in candidates if n.name in named]
+        return kept, {n.name: absent for n in candidates if n.name not in named}
 
     def _candidates(self, state: CycleState) -> list | None:
         result, pod, cluster = state.result, state.pod, self.cluster
@@ -202,7 +244,7 @@ class Simulation:
             result.reasons.append(Reason(
                 R.NODE_NAME_BYPASS, f"spec.nodeName is set to {node_name}: such pods bypass "
                 "kube-scheduler, so nothing would allocate their claims (dractl places the pod on "
-                "that node only)" if state.pending else f"spec.nodeName is set to {node_name}: "
+                "that node only)" if pending_claims(state) else f"spec.nodeName is set to {node_name}: "
                 "placed on that node only", severity="warning"))
             if node_name not in cluster.node_by_name:
                 _reject(result, Reason(R.NODE_NOT_FOUND, f"node {node_name} not found"))
@@ -222,19 +264,18 @@ class Simulation:
 
     def _filter_nodes(self, state: CycleState, candidates: list, scorers: list, all_nodes: bool):
         """(Error status or None, the scan, node name -> rejection for the nodes it tried,
-        feasible NodeAttempts in scan order)."""
-        shortcuts, run_filter = self.shortcuts, self.framework.run_filter
+        feasible nodes in scan order)."""
+        shortcuts, run_filter = self.shortcuts, self.framework.filter_runner(state)
         key = state.key
         scan = shortcuts.plan_scan(state, candidates, scorers, all_nodes)
         statuses: dict = {}
-        feasible: list[NodeAttempt] = []
+        feasible: list = []
         frontier = scan.start
         for index in scan.order:
             node = candidates[index]
             status = shortcuts.cached(node.name, key)
             if status is None:
-                attempt = NodeAttempt(node)
-                status = run_filter(state, attempt)
+                status = run_filter(node)
                 if status is not None:
                     if status.code == Code.ERROR:
                         return status, scan, statuses, feasible
@@ -244,10 +285,10 @@ class Simulation:
                 if frontier == index:
                     frontier = index + 1
                 continue
-            feasible.append(attempt)
+            feasible.append(node)
             if scan.first_fit:
                 break
-            if scan.bound is not None and self._score(state, scorers, attempt) == scan.bound:
+            if scan.bound is not None and self._score(state, scorers, node) == scan.bound:
                 break  # no node can score higher; the first such node wins anyway
         if scan.use_frontier:
             shortcuts.set_frontier(key, scan, frontier, candidates, statuses)
@@ -257,40 +298,74 @@ class Simulation:
         return None, scan, statuses, feasible
 
     @staticmethod
-    def _score(state: CycleState, scorers: list, attempt: NodeAttempt) -> tuple:
-        return tuple(p.score(state, attempt) for p in scorers)
+    def _score(state: CycleState, scorers: list, node) -> tuple:
+        return tuple(p.score(state, node) for p in scorers)
 
-    def _no_fit(self, state: CycleState, candidates: list, statuses: dict, all_nodes: bool) -> None:
-        """kube-scheduler's FitError: "0/N nodes are available: <count> <reason>, ...", sorted as
-        strings, then the PostFilter plugins' messages."""
+    def _no_fit(self, state: CycleState, candidates: list, statuses: dict, all_nodes: bool,
+                absent: dict | None) -> None:
+        """kube-scheduler's FitError (fiterror.py) with the PostFilter plugins' message, and
+        dractl's explanation lines."""
         result = state.result
-        statuses = {n.name: statuses[n.name] for n in candidates if n.name in statuses}
+        scope = candidates
+        if absent:
+            statuses = {**statuses, **absent}
+            scope = self._scope()
+        statuses = {n.name: statuses[n.name] for n in scope if n.name in statuses}
         result.node_failures = {name: s.reason for name, s in statuses.items()}
-        total = len(candidates)
+        total = len(scope)
         post = self.framework.run_post_filter(state, statuses, total)
-        counts = Counter(result.node_failures.values())
-        summary = ", ".join(sorted(f"{n} {reason}" for reason, n in counts.items()))
-        reason = Reason(R.NO_NODE_FITS, f"0/{total} nodes are available: {summary}. {', '.join(post)}",
-                        details=tuple(state.details))
+        self.framework.explain_rejections(state, statuses)
+        reason = Reason(R.NO_NODE_FITS, fit_error(total, statuses, post_filter=post),
+                        details=tuple(state.explanation))
         _reject(result, reason)
         if all_nodes:
-            self.shortcuts.remember_failure(state.key, result, reason, state.pending_models)
+            self.shortcuts.remember_failure(state.key, result, reason, pending_models(state))
 
-    def _place(self, state: CycleState, attempt: NodeAttempt) -> None:
-        """Reserve and PreBind in a transaction: a failing phase undoes everything."""
+    def _place(self, state: CycleState, node) -> None:
+        """The assume step, Reserve and PreBind in a transaction: a failing phase undoes
+        everything (the journal is dractl's Unreserve, framework.py)."""
         fw, journal, result = self.framework, self.cluster.journal, state.result
         journal.begin()
-        status = fw.run_reserve(state, attempt)
-        if status is None:
-            status = fw.run_pre_bind(state, attempt)
+        self._assume(state, node)
+        status = fw.run_reserve(state, node)
+        if status is not None:
+            status = _wrapped(status, f"running Reserve plugin \"{status.plugin}\"")
+        else:
+            status = fw.run_pre_bind(state, node)
             if status is not None:
-                fw.run_unreserve(state, attempt)
+                status = _wrapped(status, f"running PreBind plugin \"{status.plugin}\"")
         if status is not None:
             if journal.rollback():
                 self.cluster.touch_shared()
             return _reject(result, status.report)
-        journal.set_attrs(result, status=SCHEDULED, node=attempt.node.name)  # undone by a gang
+        journal.set_attrs(result, status=SCHEDULED, node=node.name)  # undone by a gang
         journal.commit()
+
+    def _assume(self, state: CycleState, node) -> None:
+        """The scheduler cache's AssumePod before Reserve: the pod's requests (less the extended
+        resources DRA serves on the node, plus the devices' node-allocatable amounts), the pod
+        count and its host ports count on the node from now on."""
+        through_dra, native = assumed_resources(state, node.name)
+        charge = state.pod.requests()  # read-only: copied below before any change
+        if through_dra or native or "pods" in charge:
+            charge = {k: v for k, v in charge.items() if k not in through_dra and k != "pods"}
+            for k, v in native.items():
+                charge[k] = charge.get(k, 0) + v
+        self.cluster.assume_pod(node.name, charge, state.pod.host_ports())
+
+
+def _filter_error(status) -> Reason:
+    """RunFilterPlugins wraps a Filter error: that text is the FailedScheduling message."""
+    report = status.report or Reason(R.ALLOCATOR_ERROR, status.reason)
+    return dataclasses.replace(report, message=f"running \"{status.plugin}\" filter plugin: {report.message}")
+
+
+def _wrapped(status, prefix: str):
+    """A Reserve or PreBind error as RunReservePluginsReserve and RunPreBindPlugins report it
+    (the FailedScheduling message of the failed binding)."""
+    if status.report is not None and status.code == Code.ERROR:
+        status.report = dataclasses.replace(status.report, message=f"{prefix}: {status.report.message}")
+    return status
 
 
 def _reject(result: PodResult, reason: Reason) -> None:

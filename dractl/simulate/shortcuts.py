@@ -174,7 +174,7 @@ class Shortcuts:
             if None in bounds or score_of(chosen) != tuple(bounds):
                 return statuses
             rank = self.node_index
-        limit = rank[chosen.node.name]
+        limit = rank[chosen.name]
         return {name: s for name, s in statuses.items() if rank[name] < limit}
 
     def set_frontier(self, key: tuple, scan: ScanPlan, frontier: int, candidates: list,

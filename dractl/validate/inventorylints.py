@@ -50,6 +50,7 @@ def add_inventory_lints(result, sources: tuple, options) -> None:
     validated = result.validated
     pairs = inventory_findings(validated.documents, validated.invalid, options.gates)
     ignored = set(options.ignore)
+    suppressions = validated.suppressions
     for doc, finding, offset in pairs:
         if finding.code in ignored:
             continue
@@ -57,9 +58,11 @@ def add_inventory_lints(result, sources: tuple, options) -> None:
             line, column = expression_position(doc, finding.path, offset)
         else:
             line, column = doc.locate(finding.path)
-        result.findings.append(finding.located(
-            file=doc.file, line=line, column=column, api_version=doc.api_version, kind=doc.kind,
-            namespace=doc.namespace, name=doc.name))
+        located = finding.located(file=doc.file, line=line, column=column,
+                                  api_version=doc.api_version, kind=doc.kind,
+                                  namespace=doc.namespace, name=doc.name)
+        if suppressions is None or not suppressions.covers(located):
+            result.findings.append(located)
     result.findings.sort(key=Finding.sort_key)
 
 

@@ -143,6 +143,8 @@ class Validated:
     files: int = 0
     documents_read: int = 0
     skipped: dict[str, int] = field(default_factory=dict)      # kind -> documents not DRA-related
+    skipped_docs: dict[int, str] = field(default_factory=dict)  # id() of skipped documents -> why
+    suppressions: object = None    # dractl.validate.suppress.Suppressions of the inputs, or None
 
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
@@ -154,16 +156,20 @@ class Validated:
 def validate_documents(load: LoadResult, gates: FeatureGates, *,
                        ignore: Iterable[str] = (), refs: bool = True,
                        kinds: KindFilter | None = None,
-                       inventory: "InventoryPolicy | None" = None) -> Validated:
+                       inventory: "InventoryPolicy | None" = None,
+                       suppressions=None) -> Validated:
+    """suppressions: the inputs' inline suppressions (dractl.validate.suppress), which drop the
+    findings they cover."""
     from dractl.extensions import schemas_for  # heavy: schemas load lazily per kind
     from dractl.validate.rules import RuleContext, check_document
 
     schemas = schemas_for(gates)  # with dractl's opted-in extensions' overlays
     ctx = RuleContext(gates=gates, kube_version=gates.version)
-    out = Validated(files=load.files, documents_read=load.documents_read)
+    out = Validated(files=load.files, documents_read=load.documents_read, suppressions=suppressions)
     ignored = set(ignore)
     policy = inventory or NO_INVENTORY
-    out.findings.extend(f for f in load.findings if f.code not in ignored)
+    out.findings.extend(f for f in load.findings if f.code not in ignored
+                        and not (suppressions is not None and suppressions.covers(f)))
 
     for doc in load.documents:
         found: list[Finding] = []
@@ -181,23 +187,15 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             continue
         if kinds is not None and kinds.skips(api_version, kind):
             out.skipped[kind] = out.skipped.get(kind, 0) + 1
+            out.skipped_docs[id(doc)] = "--skip-kinds"
             continue
         status = schemas.lookup(api_version, kind)
-        if status == "unknown":
-            unknown = unknown_kind_finding(api_version, kind, schemas.known_kinds)
-            if unknown is None:  # a Service, an Ingress, a custom resource: not DRA's business
-                out.skipped[kind] = out.skipped.get(kind, 0) + 1
-                continue
-            _emit(out, doc, [unknown], ignored, policy)
-            continue
-        if status == "not-served":
-            serving = schemas.versions_serving(api_version, kind)
-            where = (f"served by Kubernetes {', '.join(serving)}" if serving
-                     else "not served by any Kubernetes version dractl knows")
-            found.append(Finding(ERROR, C_NOT_SERVED, f"{api_version} {kind} is not served by "
-                                 f"Kubernetes {gates.version} ({where}); use --kube-version "
-                                 "or convert the manifest", ("apiVersion",)))
-            _emit(out, doc, found, ignored, policy)
+        if status != "served":
+            found = _not_read(out, schemas, api_version, kind, gates.version)
+            if found:
+                _emit(out, doc, found, ignored, policy)
+            else:
+                out.skipped_docs[id(doc)] = f"dractl does not read {kind} ({api_version})"
             continue
         checked = _guarded("schema", doc, lambda: [schemas.check(doc.data)])  # noqa: B023 (called at once)
         if len(checked) != 1 or not isinstance(checked[0], tuple):
@@ -206,7 +204,11 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
             _emit(out, doc, checked, ignored, policy, force_invalid=True)
             continue
         schema_findings, drops = checked[0]
-        view = _view(doc, drops)
+        checked_doc = doc
+        if any(f.code == "DRA0101" for f in schema_findings):  # rare: hints cost nothing otherwise
+            checked_doc, schema_findings, drops = _unknown_fields(doc, schemas, schema_findings,
+                                                                  drops, gates.version)
+        view = _view(checked_doc, drops)
         found.extend(schema_findings)
         found.extend(_guarded("rules", view, lambda: check_document(model_of(view), ctx)))  # noqa: B023
         out.documents.append(view)
@@ -222,24 +224,45 @@ def validate_documents(load: LoadResult, gates: FeatureGates, *,
     return out
 
 
-# API groups whose kinds are all DRA's: a kind there that dractl does not read is a typo or a
-# kind newer than dractl, worth a warning. Everything else a GitOps repository holds (Services,
-# Ingresses, ConfigMaps, custom resources) is skipped and only counted.
-DRA_GROUPS = ("resource.k8s.io", "scheduling.k8s.io")
+def _not_read(out: Validated, schemas, api_version: str, kind: str, release: str) -> list[Finding]:
+    """The findings of a document dractl's schemas do not serve (empty: skipped and counted as
+    a kind that is not DRA's business; dractl.validate.apiversions decides which)."""
+    from dractl.validate import apiversions
+
+    if schemas.lookup(api_version, kind) == "unknown":
+        unknown = apiversions.unknown_kind_finding(C_UNKNOWN_KIND, api_version, kind,
+                                                   schemas.known_kinds, release)
+    elif apiversions.is_custom_resource(api_version):
+        unknown = None  # a custom resource named like a kind dractl reads (a CRD's PodGroup)
+    else:
+        message = apiversions.not_served_message(api_version, kind, release,
+                                                 schemas.versions_serving(api_version, kind),
+                                                 schemas.api_versions_for(kind))
+        return [Finding(ERROR, C_NOT_SERVED, message, ("apiVersion",))]
+    if unknown is None:
+        out.skipped[kind] = out.skipped.get(kind, 0) + 1
+        return []
+    return [unknown]
 
 
-def unknown_kind_finding(api_version, kind: str, known_kinds) -> Finding | None:
-    """DRA0004 for a kind dractl does not read in a DRA API group, or for a near miss of a kind
-    it reads (`Deploymnet`); None for other kinds, which are skipped silently."""
-    from dractl.suggest import closest_match
+def _unknown_fields(doc: Document, schemas, findings: list[Finding], drops: list, release: str):
+    """(document to check, schema findings, drops) for a document with unknown fields: checked
+    as the apiVersion whose shape it has when one fits (a v1 claim under v1beta1), with DRA0107
+    saying so; else its own findings with hints (dractl.validate.fieldhints)."""
+    from dractl.validate import fieldhints
 
-    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    guess = closest_match(kind, sorted(known_kinds), cutoff=0.8)
-    if group not in DRA_GROUPS and guess is None:
-        return None
-    hint = f"; did you mean {guess}?" if guess else ""
-    return Finding(WARNING, "DRA0004", f"dractl does not read kind {kind} ({api_version}); "
-                   f"skipped{hint}", ("kind",))
+    candidate = fieldhints.other_shape(doc.data, schemas, doc.api_version, doc.kind)
+    if candidate is None:
+        return doc, fieldhints.explain_unknown_fields(findings, doc, schemas, release), drops
+    unknown = [f for f in findings if f.code == "DRA0101"]
+    data = dict(doc.data, apiVersion=candidate)
+    other = Document(data, doc.file, doc.index, doc.line, doc.column, doc.prefix, doc.positions)
+    found, drops = schemas.check(data)
+    shape = fieldhints.other_shape_finding(doc.api_version, candidate, doc.kind, unknown)
+    return other, [shape] + found, drops
+
+
+C_UNKNOWN_KIND = "DRA0004"  # registered by dractl.load.parse with the loader's codes
 
 
 def cross_document_findings(documents: list[Document], gates: FeatureGates) -> list[tuple[int, Finding]]:
@@ -364,9 +387,11 @@ def record(out: Validated, doc: Document, finding: Finding, line: int, column: i
             and finding.code not in NEVER_DEMOTED and policy.from_inventory_file(doc.file):
         shown = finding.located(severity=WARNING)
     who = who or doc  # the document as written: the type-safe view may lack its name
-    out.findings.append(shown.located(
-        file=doc.file, line=line, column=column, api_version=who.api_version, kind=who.kind,
-        namespace=who.namespace, name=who.name))
+    located = shown.located(file=doc.file, line=line, column=column, api_version=who.api_version,
+                            kind=who.kind, namespace=who.namespace, name=who.name)
+    if out.suppressions is not None and out.suppressions.covers(located):
+        return  # the manifest says to ignore it: not reported, and not held against the object
+    out.findings.append(located)
     if makes_unusable(finding, inventory=inventory, kind=doc.kind):
         out.invalid.mark(id(doc), finding.code)
 

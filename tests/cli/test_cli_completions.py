@@ -100,7 +100,8 @@ def test_bash_completion_behaviour(tmp_path):
     assert "DRA0001" in lines[3].split() and all(w.startswith("DRA000") for w in lines[3].split())
     # bash completes only after the last ':' of the word
     assert lines[4].split() == ["example-gpu", "example-gpu-partitioned"]
-    assert lines[5].split() == ["github", "html", "json", "junit", "sarif", "text", "yaml"]
+    assert lines[5].split() == ["concise", "github", "gitlab", "html", "json", "junit", "sarif", "text",
+                                "yaml"]
     assert lines[6].split() == ["--no-color", "--no-config"]
     assert lines[7].split() == ["bash", "fish", "zsh"]
     assert lines[8].split() == []

@@ -57,16 +57,27 @@ def test_every_registered_renderer_exists():
 
 def test_help_lists_the_labels():
     assert registry.help_for(registry.VALIDATE) == (
-        "Output format: text, json, junit (JUnit XML), sarif (SARIF 2.1.0) or github "
-        "(Actions annotations).")
-    assert registry.help_for(registry.ENV) == "Output format: text or json."
+        "Output format: text, json, yaml (the -o json document as YAML), junit (JUnit XML), "
+        "sarif (SARIF 2.1.0), github (Actions annotations), concise (file:line:column: CODE "
+        "message) or gitlab (GitLab code quality JSON).")
+    assert registry.help_for(registry.ENV).startswith(
+        "Output format: text, json or yaml (the -o json document as YAML). The findings formats")
 
 
 def test_a_format_for_another_command_is_refused():
     with pytest.raises(KeyError):
-        registry.find("yaml", registry.VALIDATE)
-    bad = run("validate", str(REPO / "examples" / "gpu-pod.yaml"), "-o", "yaml")
-    assert bad.code == 2 and "yaml" in bad.err
+        registry.find("html", registry.VALIDATE)
+    bad = run("validate", str(REPO / "examples" / "gpu-pod.yaml"), "-o", "html")
+    assert bad.code == 2 and "html" in bad.err
+
+
+def test_the_commands_that_report_findings_offer_the_same_formats():
+    # validate, allocate and the upgrade check carry findings: the same machine formats each
+    # (allocate adds its picture, html).
+    findings_formats = {"text", "json", "yaml", "junit", "sarif", "github", "concise", "gitlab"}
+    assert set(registry.names_for(registry.VALIDATE)) == findings_formats
+    assert set(registry.names_for(registry.ALLOCATE)) == findings_formats | {"html"}
+    assert set(registry.names_for(registry.UPGRADE)) == findings_formats
 
 
 def test_adding_a_format_is_one_module_and_one_registry_line(tmp_path):
@@ -80,7 +91,7 @@ def test_adding_a_format_is_one_module_and_one_registry_line(tmp_path):
     assert out.stdout == "DeviceClass gpu.example.com\nResourceClaim team/one\n"
     # the new choice and its label reach --help, for the command it serves only
     shown = _with_names_format("validate", "--help")
-    assert "<text|json|junit|sarif|github|names>" in shown.stdout
+    assert "<text|json|yaml|junit|sarif|github|concise|gitlab|names>" in shown.stdout
     assert "names (one object per line)" in " ".join(shown.stdout.split())
     refused = _with_names_format("allocate", "m.yaml", "-o", "names", cwd=tmp_path)
     assert refused.returncode == 2 and "names" in refused.stderr

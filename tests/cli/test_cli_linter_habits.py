@@ -77,8 +77,9 @@ def test_color_always_colours_a_pipe_and_no_color_wins(bad):
 
 def test_allocate_strict_from_the_option_and_the_config(tmp_path):
     text = (REPO / "examples" / "gpu-pod.yaml").read_text()  # a clean run, plus one warning:
-    (tmp_path / "pod.yaml").write_text(text + "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClam\n"
-                                       "metadata: {name: x}\n")
+    (tmp_path / "pod.yaml").write_text(text + "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+                                       "metadata: {name: unused}\nspec: {spec: {devices: {requests: [{name: r,"
+                                       " exactly: {deviceClassName: no-such-class}}]}}}\n")  # DRA2003
     args = ("allocate", "-i", "builtin:example-gpu", "pod.yaml")
     assert run(*args, "--no-config", cwd=tmp_path).code == 0
     assert run(*args, "--no-config", "--strict", cwd=tmp_path).code == 1

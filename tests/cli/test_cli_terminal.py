@@ -122,10 +122,24 @@ def test_validate_message_on_its_own_indented_lines():
     assert body[-1].endswith("(ResourceClaim broken-claim)")
 
 
-def test_wide_terminal_keeps_lines_that_fit_on_one_line():
-    _, shown = on_terminal(["validate", "examples/broken.yaml"], 160)
-    assert ("examples/broken.yaml:22:9  DRA1009  error    spec.devices.requests[0].exactly.count: "
-            "Invalid value: -1: must be greater than zero  (ResourceClaim broken-claim)") in shown.split("\n")
+def test_one_layout_for_every_finding_of_a_report():
+    # At 200 columns some findings of broken.yaml fit on one line and others do not: they used
+    # to alternate between one-line and two-line layouts. Now every finding has the same one.
+    _, shown = on_terminal(["validate", "examples/broken.yaml"], 200)
+    lines = shown.split("\n")
+    headers = [line for line in lines if line.startswith("examples/broken.yaml:")]
+    assert len(headers) == 13
+    assert all(line.rstrip().endswith(("error", "warning")) for line in headers), headers
+    assert "examples/broken.yaml:22:9  DRA1009  error" in lines
+
+
+def test_wide_terminal_keeps_findings_on_one_line_when_all_fit(tmp_path):
+    (tmp_path / "c.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+                                     "spec:\n  devices:\n    requests:\n    - name: r\n      exactly:\n"
+                                     "        deviceClassName: x\n        count: -1\n")
+    _, shown = on_terminal(["validate", str(tmp_path / "c.yaml"), "--ignore", "DRA2003"], 250)
+    assert any(line.endswith("spec.devices.requests[0].exactly.count: Invalid value: -1: must be greater "
+                              "than zero  (ResourceClaim c)") for line in shown.split("\n"))
 
 
 def test_env_values_continue_indented():

@@ -38,8 +38,9 @@ def test_extended_resource_request():
     assert pod0.status == "Scheduled" and devices(pod0) == [("container-0-request-0", "gpu-0")]
     assert pod0.pod.status["extendedResourceClaimStatus"]["requestMappings"][0]["resourceName"] == \
         "deviceclass.resource.kubernetes.io/gpu.example.com"
-    # example.com/gpu maps to no DeviceClass in the default chart: Pending
-    assert pod1.status == "Unschedulable" and "cannot fit resource" in pod1.reasons[-1].message
+    # example.com/gpu maps to no DeviceClass in the default chart and no node offers it:
+    # NodeResourcesFit rejects it before DynamicResources (ShouldDelegateResourceToDRA is false)
+    assert pod1.status == "Unschedulable" and "2 Insufficient example.com/gpu." in pod1.reasons[-1].message
 
 
 def test_shared_claim_across_pods():

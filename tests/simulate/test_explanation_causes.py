@@ -353,7 +353,7 @@ def test_already_allocated_counts_only_devices_of_the_request_class(tmp_path):
     out = run(tmp_path, [node("n1"), other, mine, rslice("n1-devs", devices), *holders],
               [claim("c", [request(cls="mine.example.com")]), pod()])
     line = next(li for li in out.splitlines() if "request dev (class mine.example.com)" in li)
-    assert "1 already allocated" in line and "1 device class selector is false" in line, line
+    assert "1 device: already allocated" in line and "1 device: device class selector is false" in line, line
     assert_named(out, cause_marker(AR.IN_USE), "default/mine-holder")
     assert "other-holder" not in "\n".join(block(out, cause_marker(AR.IN_USE)))
 

@@ -9,7 +9,7 @@ from dractl.api.versions import parse_feature_gates
 from dractl.load.loader import load_paths
 from dractl.simulate.framework import Code, Framework, Plugin, Status, unschedulable
 from dractl.simulate.journal import Journal
-from dractl.simulate.registry import PLUGINS
+from dractl.simulate.registry import plugins_for
 from dractl.simulate.scheduler import Options, Simulation
 from dractl.validate.pipeline import validate_documents
 
@@ -56,12 +56,12 @@ class _Reads(Plugin):
     name = "Reads"
     pod_fields = ("spec.tolerations", "metadata.labels")
 
-    def filter(self, state, attempt):
+    def filter(self, state, node):
         return None
 
 
 def test_framework_calls_only_overriding_plugins(tmp_path):
-    sim = _simulation(tmp_path, [_node("a")], [], PLUGINS + (_Reads,))
+    sim = _simulation(tmp_path, [_node("a")], [], plugins_for("1.37") + (_Reads,))
     fw = sim.framework
     assert [p.name for p in fw.post_filter_plugins] == ["DynamicResources", "DefaultPreemption"]
     assert "Reads" in [p.name for p in fw.filter_plugins]
@@ -76,7 +76,7 @@ class _NeedsLabel(Plugin):
     name = "NeedsLabel"
     pod_fields = ("metadata.labels",)
 
-    def filter(self, state, attempt):
+    def filter(self, state, node):
         if state.pod.labels.get("ok") != "yes":
             return unschedulable("pod is not ok", self.name)
         return None
@@ -107,7 +107,7 @@ def _simulation(tmp_path, nodes, pods, plugins, shortcuts=True) -> Simulation:
 
 def _placed(tmp_path, plugin, shortcuts=True) -> list:
     sim = _simulation(tmp_path, [_node("a"), _node("b")], [_pod("no", "no"), _pod("yes", "yes")],
-                      PLUGINS + (plugin,), shortcuts)
+                      plugins_for("1.37") + (plugin,), shortcuts)
     return [(p.pod.name, p.status) for p in sim.run().pods]
 
 

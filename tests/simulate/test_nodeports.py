@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from dractl.simulate.plugins.nodeports import conflicts, wanted_ports
+from dractl.simulate.nodes import port_conflicts as conflicts
+from dractl.simulate.nodes import wanted_ports
 
 GATES = "GenericWorkload=true"
 

@@ -104,7 +104,7 @@ def test_timeout_before_136_is_unresolvable_per_node(dry_run, monkeypatch, versi
     plan = dry_run("---\n".join([inventory, pod_with_claim(EXACT)]), inventory=None, version=version)
     reason = plan.pods[0].reasons[-1]
     assert reason.code == "DRA5001"   # the FitError: every node was tried
-    assert reason.message.startswith("0/2 nodes are available: 2 timed out trying to allocate devices")
+    assert reason.message.startswith("0/2 nodes are available: 2 timed out trying to allocate devices. ")
     assert "Preemption is not helpful" in reason.message
 
 
@@ -116,7 +116,9 @@ def test_timeout_from_136_is_an_error(dry_run, monkeypatch, version):
     pod = plan.pods[0]
     assert pod.status == "Unschedulable"
     assert pod.reasons[-1].code == "DRA5011"   # the attempt fails (retried with back-off)
-    assert pod.reasons[-1].message.startswith("timed out trying to allocate devices")
+    # RunFilterPlugins wraps the plugin's error (1.36: "node <name>: ...", #137607)
+    assert pod.reasons[-1].message == ('running "DynamicResources" filter plugin: node n1: '
+                                       "timed out trying to allocate devices")
     assert list(pod.node_failures) == []        # aborted at the first node
 
 

@@ -346,7 +346,10 @@ spec:
          "requestName": "container-0-request-1"}]
 
 
-def test_unknown_extended_resource_cannot_fit(dry_run):
+def test_unknown_extended_resource_is_insufficient(dry_run):
+    # No DeviceClass maps vendor.example/fpga and the nodes do not offer it: NodeResourcesFit
+    # says so before DynamicResources runs (helper.ShouldDelegateResourceToDRA is false), and a
+    # request above the node's whole allocatable (0) is UnschedulableAndUnresolvable.
     text = """apiVersion: v1
 kind: Pod
 metadata: {name: legacy, namespace: default}
@@ -358,7 +361,46 @@ spec:
       limits: {vendor.example/fpga: 1}
 """
     plan = dry_run(text)
-    assert "cannot fit resource" in plan.pods[0].reasons[-1].message
+    assert plan.pods[0].reasons[-1].message == (
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
+        "2 Insufficient vendor.example/fpga. no new claims to deallocate, preemption: 0/3 nodes are "
+        "available: 3 Preemption is not helpful for scheduling.")
+
+
+def test_unmapped_extended_resource_on_nodes_without_allocatable_cannot_fit(dry_run):
+    # Nodes known only from slices report nothing allocatable: NodeResourcesFit has nothing to
+    # check, DynamicResources' filterExtendedResources finds the unmapped resource neither offered
+    # nor mapped ("cannot fit resource"), and dractl explains which resource it is.
+    text = """apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: example-gpu}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+  extendedResourceName: example.com/gpu
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: legacy, namespace: default}
+spec:
+  containers:
+  - name: main
+    image: busybox
+    resources:
+      limits: {example.com/gpu: 1, vendor.example/fpga: 1}
+"""
+    reason = dry_run(text, inventory=None).pods[0].reasons[-1]
+    assert reason.message.startswith("0/1 nodes are available: 1 cannot fit resource. still not schedulable")
+    assert any("no DeviceClass maps the extended resource vendor.example/fpga" in d for d in reason.details)
 
 
 def test_realworld_podgroup_demo(dry_run):

@@ -134,7 +134,7 @@ def test_named_repository_paths_exist():
         for m in REPO_PATH.finditer(text):
             rel, anchor = m.group(1).rstrip("."), m.group(2)
             if (text[max(0, m.start() - 3):m.start()] == "../" or rel in RECIPE_PLACEHOLDERS
-                    or re.search(r"\b(NNNN|NAME)\b", rel)):
+                    or re.search(r"\b(NNNN|NN|NAME)\b|\.NN\.", rel)):
                 continue   # relative Markdown paths: test_markdown_links_resolve follows them
             if not (REPO / rel).parent.is_dir():
                 continue
@@ -226,7 +226,9 @@ ARCHITECTURE = REPO / "docs" / "architecture.md"
 # Placeholders of the recipes: they must *not* exist, or following the recipe would collide.
 RECIPE_PLACEHOLDERS = {"DRANewThing", "C_MY_CHECK", "dractl/report/names.py"}
 # Kubernetes' own names that architecture.md quotes (status codes and Go functions upstream).
-UPSTREAM_NAMES = {"Unschedulable", "UnschedulableAndUnresolvable", "Error"}
+UPSTREAM_NAMES = {"Unschedulable", "UnschedulableAndUnresolvable", "Error", "FitError"}
+# `dractl.io/ignore`, `resource.kubernetes.io/...`: annotation and label keys, not modules.
+LABEL_KEY = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+/")
 IDENT = re.compile(r"^[A-Za-z_][\w]*$")
 BUILTINS = frozenset(dir(builtins))
 
@@ -270,7 +272,8 @@ def _resolve_identifier(token: str) -> str | None:
     token = token.split("(", 1)[0].strip()
     if not token or token.startswith(("-", '"', "'")) or any(c in token for c in ' ="[<>*,'):
         return None
-    if token in RECIPE_PLACEHOLDERS or token in UPSTREAM_NAMES or token.endswith(".go"):
+    if (token in RECIPE_PLACEHOLDERS or token.split(".")[0] in UPSTREAM_NAMES or token.endswith(".go")
+            or LABEL_KEY.match(token)):
         return None
     if token.endswith("/"):
         return None if _path_exists(token.rstrip("/")) else "no such directory"
@@ -331,6 +334,7 @@ def test_the_identifier_check_notices_what_is_gone():
     assert _resolve_identifier("dractl/no_such_module.py")
     assert _resolve_identifier("Result.failed") is None and _resolve_identifier("ALLOCATOR_GATES") is None
     assert _resolve_identifier("gates.key()") is None and _resolve_identifier("shortcuts.py") is None
+    assert _resolve_identifier("dractl.io/ignore") is None and _resolve_identifier("FitError.Error()") is None
 
 
 def _recipe(title: str) -> str:

@@ -46,7 +46,9 @@ def test_check_is_the_validate_stage_over_the_files():
 
 
 def test_strict_makes_warnings_errors_in_the_result(tmp_path):
-    (tmp_path / "w.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: Widget\nmetadata:\n  name: w\n")
+    (tmp_path / "w.yaml").write_text(  # one warning: DRA2003, the class is not among the inputs
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: w\nspec:\n  devices:\n"
+        "    requests:\n    - name: r\n      exactly: {deviceClassName: missing}\n")
     lax = check([str(tmp_path)], CheckOptions(gates=GATES))
     strict = check([str(tmp_path)], CheckOptions(gates=GATES, strict=True))
     assert lax.warnings() == 1 and lax.errors() == 0 and not lax.failed()

@@ -1,21 +1,32 @@
-"""DefaultPreemption's PostFilter message. dractl does not preempt (there are no lower-priority
-pods to evict in a dry run), so every node is either one where preemption is not helpful
-(UnschedulableAndUnresolvable) or one where no victims were found (Unschedulable)."""
+"""DefaultPreemption's PostFilter message (pkg/scheduler/framework/plugins/defaultpreemption,
+default_preemption.go PostFilter, and pkg/scheduler/framework/preemption, Evaluator.Preempt).
+dractl does not preempt: it finds no victims anywhere, as upstream does when no pod of lower
+priority runs on a node. So, as upstream words it:
+
+* a pod with preemptionPolicy: Never is "not eligible due to preemptionPolicy=Never."
+  (PodEligibleToPreemptOthers);
+* otherwise only nodes whose status is Unschedulable are tried (findCandidates), each found
+  without victims ("No preemption victims found for incoming pod", SelectVictimsOnNode); every
+  other node is "Preemption is not helpful for scheduling" (the absent-nodes status);
+* the message is "preemption: " + a FitError over those statuses."""
 
 from __future__ import annotations
 
-from dractl.simulate.framework import Plugin
+from dractl.simulate.fiterror import fit_error
+from dractl.simulate.framework import Plugin, unresolvable
+
+NAME = "DefaultPreemption"
+NOT_HELPFUL = unresolvable("Preemption is not helpful for scheduling", NAME)
+NO_VICTIMS = unresolvable("No preemption victims found for incoming pod", NAME)
+NEVER = "not eligible due to preemptionPolicy=Never."
 
 
 class DefaultPreemption(Plugin):
-    name = "DefaultPreemption"
+    name = NAME
 
-    # PostFilter: "preemption: 0/N nodes are available: ..." from the nodes' status codes.
+    # PostFilter: "preemption: " + the message of the preemption attempt.
     def post_filter(self, state, statuses, total):
-        might_help = sum(1 for s in statuses.values() if s.preemption_might_help())
-        parts = []
-        if total - might_help:
-            parts.append(f"{total - might_help} Preemption is not helpful for scheduling")
-        if might_help:
-            parts.append(f"{might_help} No preemption victims found for incoming pod")
-        return f"preemption: 0/{total} nodes are available: {', '.join(sorted(parts))}."
+        if state.pod.spec.get("preemptionPolicy") == "Never":
+            return f"preemption: {NEVER}"
+        tried = {name: NO_VICTIMS for name, status in statuses.items() if status.preemption_might_help()}
+        return "preemption: " + fit_error(total, tried, absent=NOT_HELPFUL)

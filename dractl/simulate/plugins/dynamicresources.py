@@ -1,10 +1,9 @@
-"""DynamicResources: the pod's ResourceClaims (upstream plugins/dynamicresources).
-
-Two registered plugins share this module: `ClaimsAvailableOnNode` is the first check of
-upstream's Filter (an allocated claim pins the pod to the nodes its allocation can reach);
-dractl runs it before NodeResourcesFit and the allocation after, the order in which dractl has
-always reported verdicts. `DynamicResources` is everything else.
-"""
+"""DynamicResources: the pod's ResourceClaims, one plugin at upstream's place in every extension
+point (pkg/scheduler/framework/plugins/dynamicresources, dynamicresources.go), with its parts for
+extended resources (extendedresources.py, upstream's extendeddynamicresources.go) and for
+node-allocatable resources (nodeallocatable.py, upstream's nodeallocatabledynamicresources.go).
+Its cycle state lives under its name (stateKey "DynamicResources"); other code reads it through
+the accessors at the end of this module."""
 
 from __future__ import annotations
 
@@ -19,12 +18,52 @@ from dractl.simulate.explain import (
     explain_node,
     group_explanations,
 )
-from dractl.simulate.framework import Code, Plugin, rejected, unresolvable
+from dractl.simulate.framework import SKIP, Code, Plugin, Status, rejected, unresolvable
+from dractl.simulate.plugins import draclaims
+from dractl.simulate.plugins.extendedresources import (
+    explain_cannot_fit,
+    filter_extended,
+    pre_filter_extended,
+    reserve_special_claim,
+    special_claim_model,
+)
+from dractl.simulate.plugins.nodeallocatable import NodeAllocatableCheck
 from dractl.simulate.state import MAX_RESERVED_FOR, Reason
 
 NAME = "DynamicResources"
 # The allocator found no devices: the one verdict the PostFilter explains per node.
 CANNOT_ALLOCATE = unresolvable("cannot allocate all claims", NAME)
+NOT_AVAILABLE = unresolvable("resourceclaim not available on the node", NAME)
+TIMED_OUT = "timed out trying to allocate devices"
+
+
+class NodeAllocation:
+    """What Filter found on one node where the pod fits (upstream's nodeAllocation): the
+    allocation, and what only some pods have (class attributes until set)."""
+
+    through_dra: tuple = ()     # extended requests served through DRA here (KEP-5004)
+    special = None              # the special claim's model for this node
+    native: dict | None = None  # node-allocatable amounts of the devices (KEP-5517)
+    charges = None              # per-claim node-allocatable charges (1.37 statuses)
+
+    def __init__(self, outcome) -> None:
+        self.outcome = outcome  # AllocationOutcome, or None when nothing needed devices
+
+
+class DRAState:
+    """DynamicResources' cycle state (upstream's stateData). Class attributes are the state of a
+    pod without claims; PreFilter sets the rest when the pod has some."""
+
+    refs: list = []              # PodClaimRef of the pod
+    pending: list = []           # ClaimState still to allocate, unique, pod order
+    pending_models: list = []    # their ResourceClaim models (read-only)
+    allocated: list = []         # ClaimState already allocated, unique
+    extended: list = []          # ExtendedRequest the special claim may serve (KEP-5004)
+    claimed = False              # PreFilter finished: the pod has claims (upstream's state.claims)
+    constraints: object = None   # dractl's podgroup-constraints for this pod (once computed)
+    constraints_known = False
+    nodes: dict = {}             # node name -> NodeAllocation (a dict of its own once claimed)
+    specials: dict = {}          # the special claim's model per set of requests (likewise)
 
 
 def _unique(claims: list) -> list:
@@ -34,10 +73,6 @@ def _unique(claims: list) -> list:
             seen.add(id(c))
             out.append(c)
     return out
-
-
-def _taint_text(taint) -> str:
-    return f"{taint.key}={taint.value}" if taint.value else taint.key
 
 
 def consumer_of(result, ref) -> dict:
@@ -52,27 +87,20 @@ def is_reserved(claim, consumer: dict) -> bool:
                for r in claim.reserved_for)
 
 
-class ClaimsAvailableOnNode(Plugin):
-    name = "DynamicResources"
-
-    # Filter: an allocated claim whose node selector excludes the node -> UnschedulableAndUnresolvable.
-    def filter(self, state, attempt):
-        info = attempt.node.info
-        for claim in state.allocated:
-            selector = claim.allocation.node_selector if claim.allocation else None
-            if selector is None:
-                continue
-            try:
-                ok = node_selector_matches(selector, info)
-            except NodeSelectorError:
-                ok = False
-            if not ok:
-                return unresolvable("resourceclaim not available on the node", NAME)
-        return None
+def _available_on(claim, node) -> bool:
+    selector = claim.allocation.node_selector if claim.allocation else None
+    if selector is None:
+        return True
+    try:
+        return node_selector_matches(selector, node.info)
+    except NodeSelectorError:
+        return False
 
 
 class DynamicResources(Plugin):
     name = NAME
+    pod_fields = ("spec.containers[].resources", "spec.initContainers[].resources", "spec.resources",
+                  "spec.overhead")
 
     def __init__(self, cluster) -> None:
         super().__init__(cluster)
@@ -82,123 +110,102 @@ class DynamicResources(Plugin):
         self.timeout_is_error = in_force("filter_timeout_is_error", version)
         self.has_score = in_force("prioritized_list_score", version)
         self.controller = ClaimController(cluster)
+        self.native = NodeAllocatableCheck(cluster)
 
-    # -- PreFilter: the claims (created from templates by the simulated controller), then the
-    #    checks no node can change: missing classes, gates, admin access, NoExecute taints.
+    # -- PreFilter: the claims (created from templates by the simulated controller; a claim that
+    #    cannot be found keeps the pod out of the queue, PreEnqueue), the special claim for
+    #    extended resources, then the checks no node can change. No claims: Skip.
     def pre_filter(self, state):
+        dra = DRAState()
+        state.write(NAME, dra)
         result = state.result
         try:
             refs = self.controller.resolve(state.pod, result)
             result.claims = refs
-            self._check_claims(state, refs)
+            draclaims.check_claims(self.cluster, state.pod, refs)
+        except draclaims.SchedulingProblem as problem:
+            return rejected(problem.reason, NAME).as_event()
         except ClaimProblem as problem:
             return rejected(problem.reason, NAME)
         claims = [r.claim for r in refs if r.claim is not None]
-        state.refs = refs
-        state.pending = _unique([c for c in claims if c.allocation is None])
-        state.pending_models = [c.model for c in state.pending]
-        state.allocated = _unique([c for c in claims if c.allocation is not None])
+        dra.extended = pre_filter_extended(self.cluster, state.pod)
+        if not claims and not dra.extended:
+            return SKIP
+        dra.refs = refs
+        dra.pending = _unique([c for c in claims if c.allocation is None])
+        dra.pending_models = [c.model for c in dra.pending]
+        dra.allocated = _unique([c for c in claims if c.allocation is not None])
+        dra.claimed, dra.nodes = True, {}
+        if dra.extended:
+            dra.specials = {}
         return None
 
-    def _check_claims(self, state, refs) -> None:
-        for ref in refs:
-            claim = ref.claim
-            if claim is not None and claim.allocation is not None:
-                self._check_tainted_claim(state.pod, claim)
-            if claim is None or claim.allocation is not None:
-                continue
-            if claim.model is None:
-                raise ClaimProblem(Reason(R.MODEL, f"ResourceClaim {claim.ref}: {claim.model_error}"))
-            for req in claim.model.requests:
-                self._check_request(claim, req)
-            if self.gates.enabled("DRAAdminAccess"):
-                self._check_admin_access(claim)
-
-    def _check_request(self, claim, req) -> None:
-        if req.first_available and not self.gates.enabled("DRAPrioritizedList"):
-            raise ClaimProblem(Reason(R.GATE_DISABLED, f"resource claim {claim.ref}, request "
-                                      f"{req.name}: has subrequests, but the DRAPrioritizedList "
-                                      "feature is disabled"))
-        if req.exactly is None and not req.first_available:
-            raise ClaimProblem(Reason(R.UNKNOWN_REQUEST, f"resource claim {claim.ref}, request "
-                                      f"{req.name}: unknown request type"))
-        wanted = [(req.name, req.exactly.device_class_name)] if req.exactly else [
-            (f"{req.name}/{s.name}", s.device_class_name) for s in req.first_available]
-        for shown, class_name in wanted:
-            if class_name not in self.cluster.class_names:
-                raise ClaimProblem(Reason(R.CLASS_NOT_FOUND, f"request {shown}: device class "
-                                          f"{class_name} does not exist"))
-
-    def _check_tainted_claim(self, pod, claim) -> None:
-        """An allocated claim with an untolerated NoExecute device gets no new consumers (the
-        API documentation of request tolerations; pods already using it are evicted)."""
-        if not self.gates.enabled("DRADeviceTaints") or any(
-                r.get("uid") == pod.uid for r in claim.reserved_for):
-            return
-        for device, taint in self.cluster.no_execute_taints(claim):
-            raise ClaimProblem(Reason(
-                R.TAINTED_CLAIM, f"resource claim {claim.ref}: device {device} has the NoExecute taint "
-                f"{_taint_text(taint)} which the allocation does not tolerate; the scheduler does not "
-                "let new pods reserve the claim while it has such devices"))
-
-    def _check_admin_access(self, claim) -> None:
-        if not any(r.exactly and r.exactly.admin_access for r in claim.model.requests):
-            return
-        ns = self.cluster.namespaces.get(claim.namespace)
-        label = "resource.kubernetes.io/admin-access"
-        if ns is None:
-            claim.reasons.append(Reason(R.ADMIN_NAMESPACE_UNKNOWN, f"claim {claim.ref} requests admin "
-                                        f"access; the API server requires namespace {claim.namespace} "
-                                        f"to carry the label {label}=true, and no Namespace object was "
-                                        "given to check it", severity="warning"))
-            return
-        labels = (ns.get("metadata") or {}).get("labels") or {}
-        if str(labels.get(label)) != "true":
-            raise ClaimProblem(Reason(R.ADMIN_NAMESPACE, f"claim {claim.ref} requests admin access, but "
-                                      f"namespace {claim.namespace} does not have the label {label}=true "
-                                      "(the API server rejects such claims)"))
-
-    # -- Filter: the structured allocator for the claims still to allocate (and KEP-5004's
-    #    extended-resource claim). An allocator error is Error: it aborts the pod's attempt.
     def cycle_key(self, state):
         # The verdicts depend on the claims' specs (dicts) and on the allocated claims'
         # allocations (their ids: an allocation object lives as long as its claim has it).
-        key = tuple([c.manifest.get("spec") for c in state.pending]
-                     + [id(c.allocation) for c in state.allocated])
+        dra = state.read(NAME)
+        key = tuple([c.manifest.get("spec") for c in dra.pending] + [id(c.allocation) for c in dra.allocated])
         active = self.cluster.active_group_constraint  # dractl's podgroup-constraints extension
         return key if active is None else key + (active.key(),)
 
-    def filter(self, state, attempt):
-        models = state.pending_models
-        if attempt.special is not None:
-            models = models + [attempt.special]
-        if not models:
-            return None
-        outcome = self.cluster.allocator.allocate(attempt.node.info, models,
-                                                  timeout=self.cluster.options.timeout,
-                                                  extra_constraints=self._group_constraints(state))
-        if outcome.allocated:
-            attempt.outcome = outcome
-            return None
+    # -- Filter, in upstream's order: the extended resources the node does not offer, the
+    #    allocated claims' node selectors (remembered), the structured allocator for the claims
+    #    still to allocate (its failure decides first), then the unavailable claims, then the
+    #    node-allocatable resources of the devices. An allocator error is Error: it aborts the
+    #    pod's attempt.
+    def filter(self, state, node):
+        dra = state.read(NAME)
+        through_dra, special = (), None
+        if dra.extended:
+            status, through_dra = filter_extended(self.cluster, dra.extended, node.name)
+            if status is not None:
+                return status
+            if through_dra:
+                special = special_claim_model(dra.specials, state.pod, through_dra)
+            elif not any(r.claim is not None for r in dra.refs):
+                return None  # the device plugins serve everything; nothing left for DRA
+        unavailable = bool(dra.allocated) and any(not _available_on(c, node) for c in dra.allocated)
+        models = dra.pending_models if special is None else dra.pending_models + [special]
+        outcome = None
+        if models:
+            outcome = self.cluster.allocator.allocate(node.info, models, timeout=self.cluster.options.timeout,
+                                                      extra_constraints=self._group_constraints(state, dra))
+            if not outcome.allocated:
+                return self._allocation_failed(node, outcome)
+        if unavailable:
+            return NOT_AVAILABLE
+        native = charges = None
+        if self.native.enabled:
+            status, native, charges = self.native.filter(dra, state.pod, node, outcome)
+            if status is not None:
+                return status
+        if outcome is not None or native or through_dra:
+            found = dra.nodes[node.name] = NodeAllocation(outcome)
+            if through_dra:
+                found.through_dra, found.special = through_dra, special
+            if native:
+                found.native, found.charges = native, charges
+        return None
+
+    def _allocation_failed(self, node, outcome) -> Status:
         if outcome.is_error:
             if outcome.timed_out:
-                return self._timed_out(outcome)
+                return self._timed_out(node)
             if outcome.node_failure or self._all_pool_unusable_on_node(outcome):
-                return unresolvable(outcome.error or "invalid resource pools were encountered", NAME)
+                return unresolvable(outcome.error or INVALID_POOLS_MESSAGE, NAME)
             return rejected(Reason(R.ALLOCATOR_ERROR, outcome.error or "allocation error",
                                    details=cel_error_details(outcome)), NAME, Code.ERROR)
         return CANNOT_ALLOCATE
 
-    def _group_constraints(self, state):
+    def _group_constraints(self, state, dra):
         """dractl's podgroup-constraints extension: the group's constraints in force for this
         pod's claims (computed once per cycle), or None."""
         active = self.cluster.active_group_constraint
         if active is None:
             return None
-        found = state.data.get("GroupConstraints", state)
-        if found is state:
-            found = state.data["GroupConstraints"] = active.for_pod(state)
-        return found
+        if not dra.constraints_known:
+            dra.constraints, dra.constraints_known = active.for_pod(state.pod, dra.refs), True
+        return dra.constraints
 
     def _all_pool_unusable_on_node(self, outcome) -> bool:
         """1.38 (#141898): an `All` request meeting an incomplete or invalid pool on this node
@@ -209,20 +216,44 @@ class DynamicResources(Plugin):
             return False
         return "asks for all devices, but resource pool" in outcome.error
 
-    def _timed_out(self, outcome):
+    def _timed_out(self, node) -> Status:
         """DRASchedulerFilterTimeout. Before 1.36 a timeout made the node
         UnschedulableAndUnresolvable (other nodes were tried, the pod could end up "unschedulable");
-        from 1.36 (#137607) it is an Error: the attempt fails and is retried with back-off."""
-        message = f"timed out trying to allocate devices ({outcome.error})"
+        from 1.36 (#137607) it is an Error naming the node: the attempt fails and is retried
+        with back-off."""
         if not self.timeout_is_error:
-            return unresolvable(message, NAME)
-        return rejected(Reason(R.ALLOCATOR_ERROR, message), NAME, Code.ERROR)
+            return unresolvable(TIMED_OUT, NAME)
+        return rejected(Reason(R.ALLOCATOR_ERROR, f"node {node.name}: {TIMED_OUT}"), NAME, Code.ERROR)
 
-    # -- PostFilter: no claim to deallocate (the dry run has no retry); dractl's explanation of
-    #    each node where allocation failed, grouped by identical explanations.
+    # -- PostFilter: upstream would deallocate an allocated claim that is unavailable on some
+    #    node and reserved by no other pod ("deallocation of ResourceClaim completed"; the dry
+    #    run does not retry); dractl's explanation of each node where allocation failed, grouped
+    #    by identical explanations.
     def post_filter(self, state, statuses, total):
+        dra = state.read(NAME)
+        if dra is None or not dra.claimed:
+            return "no new claims to deallocate"
+        self._explain(state, dra, statuses)
+        state.explanation.extend(explain_cannot_fit(self.cluster, dra.extended, statuses))
+        if self._deallocatable(state, dra, statuses):
+            return "deallocation of ResourceClaim completed"
+        return "still not schedulable"
+
+    def _deallocatable(self, state, dra, statuses) -> bool:
+        """PostFilter's choice: an unavailable claim reserved by nobody or only by this pod."""
+        nodes = [self.cluster.node_by_name[n] for n, s in statuses.items() if s is NOT_AVAILABLE]
+        uid = state.pod.uid
+        for claim in dra.allocated:
+            if not any(not _available_on(claim, node) for node in nodes):
+                continue
+            holders = claim.reserved_for
+            if not holders or (len(holders) == 1 and holders[0].get("uid") == uid):
+                return True
+        return False
+
+    def _explain(self, state, dra, statuses) -> None:
         result = state.result
-        models = state.pending_models
+        models = dra.pending_models
         per_node: dict[str, list[str]] = {}
         explained = 0
         for node_name, status in statuses.items():
@@ -233,29 +264,30 @@ class DynamicResources(Plugin):
                 continue
             explained += 1
             lines, devices = explain_node(self.cluster, self.cluster.node_by_name[node_name], models,
-                                          self.cluster.shortcuts, state.key, self._group_constraints(state))
+                                          self.cluster.shortcuts, state.key, self._group_constraints(state, dra))
             result.node_explanations[node_name] = lines
             result.node_devices[node_name] = devices
             per_node[node_name] = lines
         for lines, names in group_explanations(per_node):
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-            state.details.append(f"{len(names)} node(s) ({shown}):")
-            state.details.extend(f"  {line}" for line in lines)
-        return "still not schedulable" if result.claims else "no new claims to deallocate"
+            state.explanation.append(f"{len(names)} node(s) ({shown}):")
+            state.explanation.extend(f"  {line}" for line in lines)
 
     # -- Score: 1.35+ (#134711; 1.34 has no DRA score), 8 - index of the chosen subrequest per
     #    firstAvailable request (earlier alternatives are better).
     def scores(self, state):
         if not self.has_score:
             return False
-        return any(req.first_available for c in state.pending for req in c.model.requests)
+        dra = state.read(NAME)
+        return dra is not None and any(req.first_available for c in dra.pending for req in c.model.requests)
 
-    def score(self, state, attempt):
-        outcome = attempt.outcome
-        if outcome is None:
+    def score(self, state, node):
+        dra = state.read(NAME)
+        found = dra.nodes.get(node.name)
+        if found is None or found.outcome is None:
             return 0
         total = 0
-        for claim, alloc in zip(state.pending, outcome.results, strict=False):
+        for claim, alloc in zip(dra.pending, found.outcome.results, strict=False):
             subs = {r.name: r for r in claim.model.requests if r.first_available}
             if not subs:
                 continue
@@ -273,7 +305,7 @@ class DynamicResources(Plugin):
         """Per prioritized list, the score of its first alternative that some device of the
         inventory could satisfy at all (dractl's own bound; see shortcuts.py)."""
         total = 0
-        for claim in state.pending:
+        for claim in state.read(NAME).pending:
             for request in claim.model.requests:
                 for index, sub in enumerate(request.first_available):
                     if self.cluster.allocator.could_match(sub.device_class_name, sub.selectors):
@@ -281,65 +313,49 @@ class DynamicResources(Plugin):
                         break
         return total
 
-    # -- Reserve: the API server rejects a 257th reservedFor entry, which PreBind would write;
-    #    dractl checks first, then commits the allocations (the assume cache).
-    def reserve(self, state, attempt):
+    # -- Reserve: the allocations are committed (the assume cache: later pods see the devices in
+    #    use), the special claim is created, the pod's node-allocatable statuses are set.
+    def reserve(self, state, node):
+        dra = state.read(NAME)
+        if dra is None or not dra.claimed:
+            return None
+        found = dra.nodes.get(node.name)
+        if found is None:
+            return None
+        cluster = self.cluster
+        if found.outcome is not None:
+            for claim, allocation in zip(dra.pending, found.outcome.results, strict=False):
+                cluster.commit_allocation(claim, allocation, node.name)
+            if found.special is not None:
+                reserve_special_claim(cluster, state.result, found.through_dra,
+                                      found.outcome.results[-1], node.name)
+        if found.charges:
+            cluster.journal.set_item(state.pod.status, "nodeAllocatableResourceClaimStatuses",
+                                     self.native.claim_statuses(dra, state.pod, found.charges))
+        return None
+
+    # -- PreBind: reservedFor of every claim (the API server refuses a 257th entry), then
+    #    warnings about the placement (binding conditions, NoExecute taints that would evict).
+    def pre_bind(self, state, node):
+        dra = state.read(NAME)
+        if dra is None or not dra.claimed:
+            return None
         result = state.result
-        to_reserve = []  # (claim, reservedFor entry) that PreBind writes
         for ref in result.claims:
             claim = ref.claim
             if claim is None:
                 continue
             consumer = consumer_of(result, ref)
             if is_reserved(claim, consumer):
-                continue
+                continue  # two pod claims naming one claim: reserved once
             if len(claim.reserved_for) >= MAX_RESERVED_FOR:
-                return rejected(_reserved_for_full(claim), NAME)
-            to_reserve.append((claim, consumer))
-        state.data[NAME] = to_reserve
-        if attempt.outcome is not None:
-            node_name = attempt.node.name
-            for claim, allocation in zip(state.pending, attempt.outcome.results, strict=False):
-                self.cluster.commit_allocation(claim, allocation, node_name)
-        return None
-
-    # -- PreBind: reservedFor of every claim, then warnings about the placement (binding
-    #    conditions the pod would wait for, NoExecute taints that would evict it).
-    def pre_bind(self, state, attempt):
-        result = state.result
-        for claim, consumer in state.data[NAME]:
-            # Two pod claims naming one claim: reserved once.
-            if not is_reserved(claim, consumer):
-                self.cluster.reserve_claim(claim, consumer)
+                return rejected(draclaims.reserved_for_full(claim), NAME, Code.ERROR)
+            self.cluster.reserve_claim(claim, consumer)
         for ref in result.claims:
             claim = ref.claim
-            if claim is None or claim.allocation is None:
-                continue
-            self._warn_no_execute(result, claim)
-            self._warn_binding_conditions(result, claim)
+            if claim is not None and claim.allocation is not None:
+                draclaims.placement_warnings(self.cluster, result, claim)
         return None
-
-    def _warn_binding_conditions(self, result, claim) -> None:
-        waiting = [r for r in claim.allocation.devices if r.binding_conditions]
-        if waiting:
-            devices = ", ".join(f"{r.driver}/{r.pool}/{r.device}" for r in waiting)
-            conditions = sorted({c for r in waiting for c in r.binding_conditions or ()})
-            result.reasons.append(Reason(
-                R.BINDING_CONDITIONS, f"claim {claim.ref}: the pod would wait in PreBind for "
-                f"binding conditions {', '.join(conditions)} on {devices} (placement is tentative)",
-                severity="warning"))
-
-    def _warn_no_execute(self, result, claim) -> None:
-        """A device of the claim carries a NoExecute taint its result does not tolerate (possible
-        for claims allocated before the taint appeared, e.g. through a DeviceTaintRule): the
-        eviction controller would evict every pod using the claim."""
-        if not self.gates.enabled("DRADeviceTaints"):
-            return
-        for device, taint in self.cluster.no_execute_taints(claim):
-            result.reasons.append(Reason(
-                R.EVICTION, f"claim {claim.ref}: device {device} has the NoExecute taint "
-                f"{_taint_text(taint)} which the allocation does not tolerate: the pod would be "
-                "evicted (with every other pod using the claim)", severity="warning"))
 
 
 def _invalid_pools(status) -> bool:
@@ -347,14 +363,26 @@ def _invalid_pools(status) -> bool:
     return status.plugin == NAME and status.reason == INVALID_POOLS_MESSAGE
 
 
-def _reserved_for_full(claim) -> Reason:
-    fix = ("put the claim on the pods' PodGroup (spec.resourceClaims of the PodGroup, "
-           "same entry in every pod; Kubernetes 1.36+ with DRAWorkloadResourceClaims) so "
-           "that one reservedFor entry covers the whole group")
-    return Reason(R.RESERVED_FOR_FULL,
-                  f"add reservation to claim {claim.ref}: ResourceClaim.resource.k8s.io "
-                  f"\"{claim.name}\" is invalid: status.reservedFor: Too many: "
-                  f"{len(claim.reserved_for) + 1}: must have at most {MAX_RESERVED_FOR} items",
-                  details=(f"dractl: more than {MAX_RESERVED_FOR} pods share this claim; to fix it, "
-                           + fix,))
+# -- accessors for the scheduling loop and dractl's extensions --------------------------------
+def pending_claims(state) -> list:
+    """The pod's claims still to allocate (empty when DynamicResources skipped the pod)."""
+    dra = state.read(NAME)
+    return dra.pending if dra is not None else []
 
+
+def pending_models(state) -> list:
+    dra = state.read(NAME)
+    return dra.pending_models if dra is not None else []
+
+
+def assumed_resources(state, node_name: str) -> tuple[frozenset, dict]:
+    """(the extended resources DRA serves on the node, the node-allocatable amounts of the
+    pod's devices) for the assume step, like ExtractPodNodeAllocatableResourceClaimStatus."""
+    dra = state.read(NAME)
+    found = dra.nodes.get(node_name) if dra is not None else None
+    if found is None or not (found.through_dra or found.native):
+        return _NOTHING
+    return frozenset(e.resource for e in found.through_dra), found.native or {}
+
+
+_NOTHING: tuple[frozenset, dict] = (frozenset(), {})

@@ -25,8 +25,8 @@ from dractl.api.quantity import BINARY_SI, DECIMAL_SI, Quantity, QuantityError
 from dractl.api.releases import in_force
 from dractl.models import model_of
 from dractl.simulate import reasons as R
-from dractl.simulate.framework import Code, Plugin, Status, unresolvable, unschedulable
-from dractl.simulate.resources import insufficient, pod_requests
+from dractl.simulate.framework import Code, Status, unresolvable
+from dractl.simulate.resources import insufficient, pod_requests, requested_items
 from dractl.simulate.state import Reason
 
 NAME = "DynamicResources"
@@ -35,8 +35,12 @@ GATE = "DRANodeAllocatableResources"
 # Inference: upstream's constant `dranodeallocatableresources.DRANodeAllocatableResourcesFeature`
 # whose value was not read; declared features are named like their gates.
 DECLARED_FEATURE = "DRANodeAllocatableResources"
+DECLARED_FEATURE_REASON = (f"node(s) didn't declare the {DECLARED_FEATURE} feature "
+                           "(status.declaredFeatures)")
 # Resources pod-level requests (PodLevelResources) can set (component-helpers).
 _POD_LEVEL = ("cpu", "memory")
+# What DynamicResources' nodeFitsResources checks (hugepages-* too).
+_NODE_FIT = ("cpu", "memory", "ephemeral-storage")
 
 
 @dataclass(frozen=True)
@@ -148,70 +152,70 @@ def _lookup_capacity(consumed: dict, key: str, driver: str):
     return consumed.get(prefix + key) if "/" not in key else None
 
 
-class NodeAllocatableResources(Plugin):
-    name = "NodeAllocatableResources"
-    pod_fields = ("spec.containers[].resources", "spec.initContainers[].resources", "spec.resources",
-                  "spec.overhead")
-
-    def enabled(self) -> bool:
-        return bool(self.cluster.native_mappings)
+class NodeAllocatableCheck:
+    """KEP-5517's part of DynamicResources' Filter and Reserve (upstream: the DynamicResources
+    plugin's nodeallocatabledynamicresources.go, calculateAndCheckNodeAllocatableResources):
+    not a plugin of its own. `dra` is DynamicResources' cycle state (its claims)."""
 
     def __init__(self, cluster) -> None:
-        super().__init__(cluster)
+        self.cluster = cluster
+        self.enabled = bool(cluster.native_mappings)
         self.new_shape = uses_137_shape(cluster.gates.version)
 
-    # Filter: the charged amounts of the pod's claims must fit the node's free resources; a
-    # claim with a mapped device cannot be shared across pods; 1.37+: the node must declare the
-    # feature; pod-level requests must cover containers plus DRA.
-    def filter(self, state, attempt):
+    def filter(self, dra, pod, node, outcome):
+        """(rejection or None, the amounts the node is charged for the pod, the per-claim
+        charges). The charged amounts of the pod's claims must fit the node's free resources; a
+        claim with a mapped device cannot be shared across pods; 1.37+: the node must declare
+        the feature; pod-level requests must cover containers plus DRA."""
         try:
-            charges = self._charges(state, attempt)
+            charges = self._charges(dra, outcome)
         except _MissingConsumedCapacity as exc:
-            return Status(Code.ERROR, str(exc), NAME, Reason(R.ALLOCATOR_ERROR, str(exc)))
+            return Status(Code.ERROR, str(exc), NAME, Reason(R.ALLOCATOR_ERROR, str(exc))), None, None
         if not charges:
-            return None
+            return None, None, None
         for claim, charge in charges:
-            if charge.mapped and self._shared_with_other_pod(claim, state.pod):
+            if charge.mapped and self._shared_with_other_pod(claim, pod):
                 return unresolvable(f"node allocatable resource claim {claim.name} has a mapped "
-                                    "device and cannot be shared across pods", NAME)
-        if self.new_shape and not self._declares_feature(attempt.node):
-            return unresolvable(f"node(s) didn't declare the {DECLARED_FEATURE} feature "
-                                "(status.declaredFeatures)", NAME)
-        extra = self._pod_extra(state, charges)
-        if self.new_shape:
-            state.data.setdefault(self.name, {})[attempt.node.name] = charges
-        status = self._check_pod_level(state, extra)
+                                    "device and cannot be shared across pods", NAME), None, None
+        if self.new_shape and not self._declares_feature(node):
+            return unresolvable(DECLARED_FEATURE_REASON, NAME), None, None
+        extra = self._pod_extra(dra, pod, charges)
+        status = self._check_pod_level(pod, extra)
         if status is not None:
-            return status
-        pod_level = self._pod_level_requests(state)
+            return status, None, None
+        pod_level = _pod_level_requests(pod)
         amounts = {k: v for k, v in extra.items() if k not in pod_level}
-        attempt.native = amounts
-        alloc = self.cluster.node_alloc[attempt.node.name]
+        return self._fits(pod, node, amounts), amounts, (charges if self.new_shape else None)
+
+    def _fits(self, pod, node, amounts: dict) -> Status | None:
+        """DynamicResources' nodeFitsResources: the pod's requests plus the DRA amounts against
+        the node's free cpu, memory, ephemeral-storage and hugepages; UnschedulableAndUnresolvable
+        when a request exceeds the node's whole allocatable."""
+        alloc = self.cluster.node_alloc[node.name]
         if not amounts or not alloc:
             return None
-        total = dict(state.demand)
+        total = dict(pod.requests())
         for k, v in amounts.items():
             total[k] = total.get(k, 0) + v
-        fit = insufficient(total, self.cluster.free(attempt.node.name), alloc)
-        return unschedulable(", ".join(fit), NAME) if fit else None
-
-    # Reserve (1.37+): pod.status.nodeAllocatableResourceClaimStatuses, what upstream's assume
-    # step puts on the pod and PreBind patches (one entry per claim, sorted by claim name).
-    def reserve(self, state, attempt):
-        charges = state.data.get(self.name, {}).get(attempt.node.name)
-        if not charges:
+        items = [(k, v) for k, v in requested_items(total) if k in _NODE_FIT or k.startswith("hugepages-")]
+        short, unresolvable_ = insufficient(items, alloc, self.cluster.node_requested[node.name])
+        if not short:
             return None
-        names = _referencing_containers(state)
-        statuses = [_claim_status(claim, charge, names.get(id(claim), []))
-                    for claim, charge in sorted(charges, key=lambda cc: cc[0].name)]
-        self.cluster.journal.set_item(state.pod.status, "nodeAllocatableResourceClaimStatuses", statuses)
-        return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable_ else Code.UNSCHEDULABLE,
+                      tuple(short), NAME)
 
-    def _charges(self, state, attempt) -> list:
+    def claim_statuses(self, dra, pod, charges) -> list[dict]:
+        """pod.status.nodeAllocatableResourceClaimStatuses (1.37+), what upstream's assume step
+        puts on the pod and PreBind patches: one entry per claim, sorted by claim name."""
+        names = _referencing_containers(dra.refs, pod)
+        return [_claim_status(claim, charge, names.get(id(claim), []))
+                for claim, charge in sorted(charges, key=lambda cc: cc[0].name)]
+
+    def _charges(self, dra, outcome) -> list:
         """(claim, _ClaimCharge) for each of the pod's claims whose devices contribute."""
         out = []
-        pending = attempt.outcome.results[:len(state.pending)] if attempt.outcome is not None else []
-        for claim, allocation in [(c, c.allocation) for c in state.allocated] + list(zip(state.pending, pending, strict=False)):
+        pending = outcome.results[:len(dra.pending)] if outcome is not None else []
+        for claim, allocation in [(c, c.allocation) for c in dra.allocated] + list(zip(dra.pending, pending, strict=False)):
             charge = self._claim_charge(claim, allocation)
             if charge:
                 out.append((claim, charge))
@@ -259,15 +263,15 @@ class NodeAllocatableResources(Plugin):
     @staticmethod
     def _declares_feature(node) -> bool:
         """A Node that reports status.declaredFeatures must list the feature. dractl's own
-        choice: a Node object without the list, or a node known only from slices, is assumed
-        to declare it (the input says nothing; slices on a node that lacks it are rejected by
-        admission upstream)."""
+        check and words (upstream's ResourceSlice admission refuses such devices for a node
+        without the feature: "node %q does not support %s feature"): a Node object without the
+        list, or a node known only from slices, is assumed to declare it."""
         features = node.declared_features
         return features is None or DECLARED_FEATURE in features
 
-    def _pod_extra(self, state, charges) -> dict[str, Fraction]:
+    def _pod_extra(self, dra, pod, charges) -> dict[str, Fraction]:
         """Mapped amounts and perPod once per claim, perContainer per referencing container."""
-        refs = _container_references(state)
+        refs = {k: len(v) for k, v in _referencing_containers(dra.refs, pod).items()}
         extra: dict[str, Fraction] = {}
         for claim, charge in charges:
             count = refs.get(id(claim), 0)
@@ -278,24 +282,15 @@ class NodeAllocatableResources(Plugin):
                     extra[k] = extra.get(k, Fraction(0)) + v * count
         return extra
 
-    @staticmethod
-    def _pod_level_requests(state) -> dict:
-        pod_level = state.pod.spec.get("resources")
-        requests = pod_level.get("requests") if isinstance(pod_level, dict) else None
-        if not isinstance(requests, dict):
-            return {}
-        return {str(k): _quantity(v) for k, v in requests.items()
-                if (str(k) in _POD_LEVEL or str(k).startswith("hugepages-")) and _quantity(v) is not None}
-
-    def _check_pod_level(self, state, extra: dict) -> Status | None:
+    def _check_pod_level(self, pod, extra: dict) -> Status | None:
         """Pod-level requests take precedence (DRA amounts are not added on top) and must cover
         the containers' requests plus the DRA amounts (validatePodLevelResourcesCoverDRA)."""
         if not self.cluster.gates.enabled("PodLevelResources"):
             return None
-        pod_level = self._pod_level_requests(state)
+        pod_level = _pod_level_requests(pod)
         if not pod_level:
             return None
-        without = {k: v for k, v in state.pod.spec.items() if k != "resources"}
+        without = {k: v for k, v in pod.spec.items() if k != "resources"}
         containers = pod_requests(without)
         for name in sorted(pod_level):
             if name in extra and containers.get(name, Fraction(0)) + extra[name] > pod_level[name]:
@@ -304,18 +299,21 @@ class NodeAllocatableResources(Plugin):
         return None
 
 
-def _container_references(state) -> dict[int, int]:
-    """id(claim) -> how many containers (init and regular) list one of the pod claims that
-    resolved to it in resources.claims."""
-    return {k: len(v) for k, v in _referencing_containers(state).items()}
+def _pod_level_requests(pod) -> dict:
+    pod_level = pod.spec.get("resources")
+    requests = pod_level.get("requests") if isinstance(pod_level, dict) else None
+    if not isinstance(requests, dict):
+        return {}
+    return {str(k): _quantity(v) for k, v in requests.items()
+            if (str(k) in _POD_LEVEL or str(k).startswith("hugepages-")) and _quantity(v) is not None}
 
 
-def _referencing_containers(state) -> dict[int, list[str]]:
+def _referencing_containers(refs, pod) -> dict[int, list[str]]:
     """id(claim) -> names of the containers (init containers first, then containers) that list
     one of the pod claims that resolved to it in resources.claims."""
-    by_name = {ref.name: ref.claim for ref in state.refs if ref.claim is not None}
+    by_name = {ref.name: ref.claim for ref in refs if ref.claim is not None}
     names: dict[int, list[str]] = {}
-    spec = state.pod.spec
+    spec = pod.spec
     for key in ("initContainers", "containers"):
         for container in spec.get(key) or []:
             if not isinstance(container, dict):

@@ -12,6 +12,6 @@ class NodeName(Plugin):
     pod_fields = ("spec.nodeName",)
 
     # Filter: UnschedulableAndUnresolvable on every other node.
-    def filter(self, state, attempt):
-        reason = node_name_reason(state.pod.spec, attempt.node)
+    def filter(self, state, node):
+        reason = node_name_reason(state.pod.spec, node)
         return unresolvable(reason, self.name) if reason is not None else None

@@ -1,7 +1,7 @@
 """dractl's own node-order policies (--node-order): "first" takes the first feasible node in
 inventory order; "least-allocated" / "most-allocated" prefer the feasible node with the fewest /
-most devices of its node-local pools in use. A Score plugin ranked after DynamicResources' score
-(scores compare in registration order)."""
+most devices of its node-local pools in use. A Score plugin of dractl's, after the profile's
+plugins: its score breaks the ties DynamicResources' score leaves (scores compare in order)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ class NodeOrder(Plugin):
     def scores(self, state):
         return self.order != "first"
 
-    def score(self, state, attempt):
-        return self.sign * self.cluster.node_devices_used[attempt.node.name]
+    def score(self, state, node):
+        return self.sign * self.cluster.node_devices_used[node.name]
 
     def scan_order(self, state, nodes):
         # The score depends on the node alone: best first, ties in inventory order.

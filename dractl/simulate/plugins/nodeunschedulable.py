@@ -12,6 +12,6 @@ class NodeUnschedulable(Plugin):
     pod_fields = ("spec.tolerations",)
 
     # Filter: UnschedulableAndUnresolvable on a cordoned node the pod does not tolerate.
-    def filter(self, state, attempt):
-        reason = unschedulable_reason(state.pod.spec, attempt.node)
+    def filter(self, state, node):
+        reason = unschedulable_reason(state.pod.spec, node)
         return unresolvable(reason, self.name) if reason is not None else None
