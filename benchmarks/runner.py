@@ -75,6 +75,20 @@ class Result:
     problems: list[str] = field(default_factory=list)
     baseline: dict = field(default_factory=dict)
     parse: dict = field(default_factory=dict)   # the bare libyaml parse of the same input
+    single: list[Run] = field(default_factory=list)   # the same command with --jobs 1
+    load: tuple = ()   # the one-minute load average when the scenario started and ended
+
+    @property
+    def single_wall(self) -> float:
+        return statistics.median(r.wall for r in self.single) if self.single else float("nan")
+
+    @property
+    def single_cpu(self) -> float:
+        return statistics.median(r.cpu for r in self.single) if self.single else float("nan")
+
+    @property
+    def single_rss(self) -> float:
+        return max(r.rss_mb for r in self.single) if self.single else float("nan")
 
     @property
     def wall(self) -> float:
@@ -97,7 +111,8 @@ class Result:
                 "import": self.import_s, "scheduled": self.scheduled,
                 "claims_allocated": self.claims_allocated, "findings": self.findings,
                 "problems": self.problems, "baseline": self.baseline,
-                "libyaml_parse": self.parse}
+                "libyaml_parse": self.parse, "jobs_1_runs": [vars(r) for r in self.single],
+                "load_average": list(self.load)}
 
 
 # ---------------------------------------------------------------------- processes ---------------
@@ -192,6 +207,7 @@ def kubernetes_validate_baseline(s: S.Scenario, out: Path, sample_docs: int) -> 
 def run_scenario(s: S.Scenario, runs: int, dractl: list[str], out: Path, stages: bool,
                  baseline_docs: int, log) -> Result:
     res = Result(s)
+    load_start = _load_average()
     command = "validate" if s.kind == "validate" else "allocate"
     output = out / f"{s.name}.output.json"
     parse_runs: list[Run] = []
@@ -199,6 +215,10 @@ def run_scenario(s: S.Scenario, runs: int, dractl: list[str], out: Path, stages:
         run = measure(dractl + [command, s.directory, "-o", "json", *s.args], output)
         res.runs.append(run)
         log(".")
+        if R.wants_single_process(s):  # the CPU ratios are stated for one process
+            res.single.append(measure(dractl + [command, s.directory, "-o", "json", "--jobs", "1",
+                                                *s.args], out / f"{s.name}.jobs1.output.json"))
+            log("1")
         if R.wants_parse_baseline(s):  # alternately with dractl: load changes weigh on both
             parse_runs.append(measure(R.parse_command(s.directory), out / "libyaml-parse.out"))
             log("p")
@@ -228,7 +248,12 @@ def run_scenario(s: S.Scenario, runs: int, dractl: list[str], out: Path, stages:
     if s.kind == "validate" and baseline_docs >= 0:
         res.baseline = kubernetes_validate_baseline(s, out, baseline_docs)
         log("b")
+    res.load = (load_start, _load_average())
     return res
+
+
+def _load_average() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
 
 def _median_stages(splits: list[dict]) -> dict:
@@ -338,6 +363,10 @@ def targets(results: list[Result], micro: dict | None = None) -> list[str]:
             out.append(f"  validation at least 10x faster per manifest than kubernetes-validate: "
                        f"x{ratio:.1f} wall (x{cpu_ratio:.1f} CPU) -> {verdict(ratio >= 10)}")
     out.extend(_linearity(results, verdict))
+    out.extend(_memory_per_pod(results, verdict))
+    if micro and micro.get("searches"):
+        from benchmarks import searches
+        out.extend(searches.describe(micro["searches"]))
     if micro:
         a = micro.get("allocation")
         if a:
@@ -352,6 +381,25 @@ def targets(results: list[Result], micro: dict | None = None) -> list[str]:
                 f" (dractl --version x{st['dractl --version'] / bare:.1f}, "
                 f"validate x{st['dractl validate FILE'] / bare:.1f} of python -c pass)")
     return out
+
+
+MEMORY_PER_POD_KIB = 12.0
+
+
+def _memory_per_pod(results: list[Result], verdict) -> list[str]:
+    """Peak memory grows by at most 12 KiB per pod with `-o json`: the slope of the
+    peak RSS between the smallest and the largest claim-template scenario, one process
+    (--jobs 1), so that no worker holds part of the input."""
+    series = sorted((r.scenario.pods, r.single_rss) for r in results
+                    if r.single and r.scenario.name.startswith("claim_template_")
+                    and "deployment" not in r.scenario.name and not r.problems)
+    if len(series) < 2:
+        return []
+    (small, small_mb), (large, large_mb) = series[0], series[-1]
+    kib = (large_mb - small_mb) * 1024 / (large - small)
+    shown = ", ".join(f"{p // 1000}k {mb:.0f} MB" for p, mb in series)
+    return [f"  peak memory per pod with -o json, --jobs 1 <= {MEMORY_PER_POD_KIB:.0f} KiB: "
+            f"{kib:.1f} KiB (slope of the peak RSS: {shown}) -> {verdict(kib <= MEMORY_PER_POD_KIB)}"]
 
 
 def _linearity(results: list[Result], verdict) -> list[str]:
@@ -427,6 +475,8 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
     context = (f"{dractl_desc}; Python {platform.python_version()}; {os.cpu_count()} CPUs; "
                f"{bytecode}; load average {load[0]:.2f} at start")
+    if load[0] != "?" and load[0] > 0.5 * (os.cpu_count() or 1):
+        print("note: the machine is busy; compare CPU seconds (wall ratios carry others' load)")
     print(f"dractl benchmarks: {context}", flush=True)
 
     print(f"generating {len(suite)} scenarios into {out} ...", end="", flush=True)
@@ -454,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(lines))
     rows = R.ratio_rows(results, micro)
     if rows:
-        print("\nratios (every baseline measured in this run, Go's stated):")
+        print("\nratios (every baseline measured in this run, Go's stated; load = one-minute load average at the start and end of the measurement):")
         print(R.ratio_table(rows))
     extra = run_capacity(out) if args.capacity else []
     print("\n".join(extra))
@@ -470,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
     path.write_text(json.dumps({"dractl": dractl_desc, "python": platform.python_version(),
                                 "cpus": os.cpu_count(), "results": [r.to_json() for r in results],
                                 "micro": micro, "ratios": rows, "capacity": extra}, indent=2) + "\n")
+    if hasattr(os, "getloadavg"):
+        context += f", {os.getloadavg()[0]:.2f} at the end"
     if args.write_readme:
         # No path of this machine in the README: which dractl ran, not where it is installed.
         shown = context.replace(dractl_desc, "dractl on PATH" if dractl_desc == dractl[0] else "python -m dractl")
@@ -551,9 +603,14 @@ def scenario_rows(results: list[Result]) -> list[list[str]]:
 def run_micro(dractl: list[str], quick: bool) -> dict:
     from benchmarks import micro as micro_bench
     print("micro: allocation and start-up ...", end="", flush=True)
+    from benchmarks import searches
+    load_start = _load_average()
     micro = {"allocation": micro_bench.allocation_us(batches=3 if quick else 7),
              "startup_ms": micro_bench.startup_ms(dractl, runs=3 if quick else 9),
              "startup_ratios": micro_bench.startup_ratios(dractl, runs=5 if quick else 7)}
+    print(" searches ...", end="", flush=True)
+    micro["searches"] = searches.corpus_searches(runs=3)
+    micro["load"] = (load_start, _load_average())
     print(" done", flush=True)
     return micro
 

@@ -32,3 +32,8 @@ class MaxSizeExceeded(Exception):
 
 class SearchTimeout(Exception):
     """Internal signal: the deadline passed."""
+
+
+class SearchHopeless(Exception):
+    """Internal signal: a later claim cannot be allocated whatever the search takes before it
+    (hopeless.claim_alone_unsatisfiable); the search ends "unsatisfiable"."""

@@ -14,6 +14,8 @@ combination first.
 
 from __future__ import annotations
 
+import time
+
 from dractl.allocator import reasons as R
 from dractl.allocator.constraints import DistinctAttributeConstraint, MatchAttributeConstraint
 from dractl.allocator.pools import Candidate
@@ -145,3 +147,72 @@ def _scan_cannot_raise(search, constraints: list, rd: RequestData) -> bool:
         except Exception:  # noqa: BLE001 - the search must run and report it
             return False
     return True
+
+
+# Searches shorter than this never ask whether a later claim is hopeless: a claim's own search
+# is about as costly as the steps it may save, and nearly every search ends within a few steps.
+ALONE_AFTER_STEPS = 256
+# The most steps the search of one claim alone may take; past it, the question stays open.
+ALONE_BUDGET = 20_000
+
+
+def claim_alone_unsatisfiable(search, c: int) -> bool:
+    """Whether claim `c` cannot be allocated even alone, against only the allocations committed
+    before the call (decided once per claim and call), and nothing the search does before
+    reaching it could end otherwise (hopeless.search_doomed's conditions).
+
+    Every check a device passes for a claim can only fail more often when earlier claims of the
+    call have taken devices (in use, consumed capacity and counters, compatibility groups);
+    constraints and chosen subrequests belong to one claim. So if the claim's own search, with
+    nothing taken, ends "unsatisfiable" without an error, it ends so on every path of the full
+    search, which upstream walks to the end before it reports the same."""
+    known = search.alone_verdicts.get(c)
+    if known is None:
+        known = search.alone_verdicts[c] = _alone_unsatisfiable(search, c)
+    return known
+
+
+def _alone_unsatisfiable(search, c: int) -> bool:
+    if not _may_prune(search) or _draws_share_ids(search) or search.extra_constraints is not None:
+        return False
+    if not _prefix_cannot_raise(search, c, len(search.claim_reqs[c])):
+        return False
+    alone = _AloneSearch(
+        features=search.f, compat=search.compat, variant=search.variant, node=search.node,
+        node_pools=search.np, inventory=search.inventory, claims=[search.claims[c]],
+        engine=search.engine, counter_cache={}, new_share_id=None, facts=search.facts,
+        fact_table=search.fact_table, shortcuts=True, deadline=search.deadline)
+    try:
+        return alone.run() is False
+    except Exception:  # noqa: BLE001 - an error, a timeout or the budget: the question stays open
+        return False
+
+
+def _alone_search_class():
+    from dractl.allocator.search import Search
+
+    class AloneSearch(Search):
+        """One claim's search with a step budget (checked where the deadline is)."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.real_deadline, self.deadline = self.deadline, float("inf")
+
+        def check_deadline(self) -> None:
+            if self.steps > ALONE_BUDGET:
+                raise _OverBudget()
+            if self.real_deadline is not None and time.monotonic() > self.real_deadline:
+                raise _OverBudget()
+
+    return AloneSearch
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _AloneSearch(**kwargs):  # noqa: N802 - the class, made on first use (search imports hopeless)
+    global _AloneSearch
+    cls = _alone_search_class()
+    _AloneSearch = cls
+    return cls(**kwargs)

@@ -29,9 +29,14 @@ from dractl.allocator.compatgroups import GroupBook
 from dractl.allocator.constraints import Constraint
 from dractl.allocator.counters import CounterBook
 from dractl.allocator.derived import derived_values
-from dractl.allocator.errors import AllocationError, MaxSizeExceeded, SearchTimeout
+from dractl.allocator.errors import AllocationError, MaxSizeExceeded, SearchHopeless, SearchTimeout
 from dractl.allocator.features import AllocatorFeatures, Compat
-from dractl.allocator.hopeless import all_set_doomed, search_doomed
+from dractl.allocator.hopeless import (
+    ALONE_AFTER_STEPS,
+    all_set_doomed,
+    claim_alone_unsatisfiable,
+    search_doomed,
+)
 from dractl.allocator.inventory import Inventory
 from dractl.allocator.nodes import NodeInfo
 from dractl.allocator.pools import Candidate, NodePools
@@ -99,6 +104,7 @@ class Search:
         self.derived_cache: dict = {}             # (derived definitions, Device) -> values (derived.py)
         self.doomed_all_sets: dict[RequestData, bool] = {}   # see hopeless.all_set_doomed
         self.consumed_cache: dict[tuple, dict] = {}   # (RequestData, Device) -> amounts, see _consumed
+        self.alone_verdicts: dict[int, bool] = {}     # see hopeless.claim_alone_unsatisfiable
 
     # -- public entry ---------------------------------------------------------------------------
     def run(self) -> bool:
@@ -119,6 +125,8 @@ class Search:
                 return self._next(0, 0)
             except MaxSizeExceeded:
                 raise AllocationError("allocation max size exceeded") from None
+            except SearchHopeless:
+                return False
         except SearchTimeout:
             c, rd = self.where
             where = f"claim {self.claims[c].ref}" if c < len(self.claims) else "claims"
@@ -144,7 +152,10 @@ class Search:
             return True
         if self.all_requests and search_doomed(self):
             return False
-        return self._next(0, 0)
+        try:
+            return self._next(0, 0)
+        except SearchHopeless:
+            return False
 
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -225,6 +236,8 @@ class Search:
         if j == len(reqs):
             if c + 1 == len(self.claim_reqs):
                 return True
+            if self.steps > ALONE_AFTER_STEPS and claim_alone_unsatisfiable(self, c + 1):
+                raise SearchHopeless()
             try:
                 return self._next(c + 1, 0)
             except MaxSizeExceeded:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from dractl.findings import ERROR, WARNING, Finding, register
+from dractl.load import fastread
 from dractl.load.document import Document
 from dractl.load.jsontext import (
     NonFiniteNumber,
@@ -74,7 +75,10 @@ def parse_source(name: str, data: bytes, limits: Limits = DEFAULT_LIMITS) -> Par
             return out
         # Not JSON after all (e.g. a YAML flow mapping spread over documents): read it as YAML.
         out.findings.clear()
-    _parse_yaml(text, out, limits, _too_deep(text, limits))
+    # The fast reader first: it parses any depth without recursing, and the depth pre-check
+    # (a scan of every line) is needed only on the libyaml path.
+    if not (_all_printable(text) and _read_fast(text, out, limits)):
+        _parse_yaml(text, out, limits, _too_deep(text, limits))
     if out.raw_documents == 0 and not out.findings:
         problem(C_EMPTY, WARNING, "file holds no documents")
     return out
@@ -363,6 +367,27 @@ def _parse_yaml(text: str, out: ParsedSource, limits: Limits, split_deep: bool =
                                     "control characters are not allowed", file=out.name,
                                     line=lo + line0 + 1, column=column))
         out.raw_documents += 1
+
+
+def _read_fast(text: str, out: ParsedSource, limits: Limits) -> bool:
+    """The documents of the fast reader (fastread.py), kept as the libyaml path keeps its own;
+    False when the text must take the libyaml path."""
+    read = fastread.read(text, limits.max_depth)
+    if read is None:
+        return False
+    positions = PositionIndex(text)
+    positions.doc_lines = [line for _, line, _ in read.documents]
+    for index, (value, line, column) in enumerate(read.documents):
+        if read.may_be_deep and type(value) in (dict, list) and \
+                _deeper_than(value, limits.max_depth):
+            out.findings.append(Finding(
+                ERROR, C_DEPTH, f"nesting is deeper than the limit of {limits.max_depth} "
+                "levels", file=out.name, line=line + 1, column=column + 1))
+            out.raw_documents += 1
+            continue
+        _add_document(out, value, positions, index, line + 1, column + 1, limits,
+                      check_shape=False)
+    return True
 
 
 def _char_at(text: str, line: int, column: int) -> str:

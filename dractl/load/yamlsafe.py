@@ -318,3 +318,11 @@ class NodeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def resolve(self, kind, value, implicit):
         return _MAP if kind is _MappingNode else _SEQ if kind is yaml.SequenceNode else _STR
+
+
+def plain_tag(text: str) -> str:
+    """The tag the YAML 1.1 resolver gives a plain scalar of this text, as ManifestLoader's
+    resolve does (fastread.py asks it of the strings rapidyaml writes)."""
+    if text and text[0] not in _RESOLVED_FIRST:
+        return _STR
+    return yaml.resolver.Resolver.resolve(ManifestLoader, _ScalarNode, text, (True, False))

@@ -66,3 +66,27 @@ def test_write_readme_option_strips_itself_from_the_shown_command():
 def test_command_line_in_the_block_names_no_path_of_this_machine():
     argv = ["--large", "--out", "bench-out", "--json=bench-out/r.json", "--runs", "5", "--write-readme"]
     assert runner._argv_text(argv) == " --large --out DIR --json FILE --runs 5"
+def test_ratio_targets_are_judged_on_one_process_cpu():
+    results, micro = _results()
+    sched, corpus = results
+    sched.single = [runner.Run(1.0, 0.85, 100.0, 0)]       # --jobs 1: 0.85 s CPU / 0.9 s parse
+    corpus.single = [runner.Run(2.0, 2.0, 60.0, 1)]        # 5,000 docs per CPU s / 60 = x83
+    rows = {r["what"].split(" ")[0]: r for r in R.ratio_rows(results, micro)}
+    assert rows["claim_template_5000pods_500nodes"]["verdict"] == "MET"
+    assert "--jobs 1 CPU x0.94" in rows["claim_template_5000pods_500nodes"]["ratio"]
+    assert rows["validation"]["verdict"] == "MET"
+    sched.single = [runner.Run(1.0, 0.95, 100.0, 0)]
+    corpus.single = [runner.Run(2.0, 2.2, 60.0, 1)]
+    rows = {r["what"].split(" ")[0]: r for r in R.ratio_rows(results, micro)}
+    assert rows["claim_template_5000pods_500nodes"]["verdict"] == "NOT MET"
+    assert rows["validation"]["verdict"] == "NOT MET"
+
+
+def test_memory_per_pod_is_the_slope_of_one_process_peak_rss():
+    small = runner.Result(Scenario("claim_template_5000pods_500nodes", "allocate", "", pods=5000))
+    large = runner.Result(Scenario("claim_template_20000pods_2000nodes", "allocate", "", pods=20000))
+    small.single, large.single = [runner.Run(1, 1, 100.0, 0)], [runner.Run(1, 1, 270.0, 0)]
+    line = runner._memory_per_pod([small, large], lambda ok: "MET" if ok else "NOT MET")[0]
+    assert "11.6 KiB" in line and line.endswith("MET") and "NOT" not in line
+    large.single = [runner.Run(1, 1, 300.0, 0)]
+    assert runner._memory_per_pod([small, large], lambda ok: "MET" if ok else "NOT MET")[0].endswith("NOT MET")

@@ -204,3 +204,62 @@ def test_a_doomed_alternative_is_skipped_where_it_is_reached():
     pruned, unpruned = _both(lambda: _allocator(slices, [BUSY_B1, blocked]), claims)
     _same(pruned, unpruned)
     assert pruned.unsatisfiable and unpruned.steps >= pruned.steps + 56   # b0 is not picked per placement
+
+
+# ---- a later claim that cannot be allocated even alone (hopeless.claim_alone_unsatisfiable) ----
+def _numa_a(n=16):
+    return slice_("a", devices=[device(f"a{i}", attributes={"numa": {"int": i % 2}}) for i in range(n)])
+
+
+# Two requests whose devices must agree on an attribute no device of class-b has.
+NO_MATCH_B = claim("claim-1", [request("x", cls="class-b"), request("y", cls="class-b")],
+                   constraints=[{"matchAttribute": "driver-b/model", "requests": ["x", "y"]}])
+
+
+def test_a_claim_hopeless_alone_ends_the_search_after_a_few_steps():
+    # The random2-00737 shape: claim-0 has C(16,3) = 560 placements, and claim-1 fails on each
+    # of them for a reason that does not depend on them.
+    slices = [_numa_a(), _b_slice("b0", "b1", "b2")]
+    claims = [claim("claim-0", [request(count=3)]), NO_MATCH_B]
+    pruned, unpruned = _both(lambda: _allocator(slices), claims)
+    _same(pruned, unpruned)
+    assert pruned.unsatisfiable
+    assert unpruned.steps > 560 and unpruned.steps > 3 * pruned.steps
+
+
+def test_a_claim_that_fails_only_after_earlier_picks_is_walked():
+    # claim-1 alone fits (b0, b1 agree on model); with claim-0 taking b0 it does not, and the walk
+    # finds the placement of claim-0 that leaves it room.
+    model = {"model": {"string": "m"}}
+    slices = [slice_("b", driver="driver-b", pool="pool-b",
+                     devices=[device("b0", attributes=model), device("b1", attributes=model),
+                              device("b2")])]
+    first = claim("claim-0", [request("any", cls="class-b")])
+    pruned, unpruned = _both(lambda: _allocator(slices), [first, NO_MATCH_B])
+    _same(pruned, unpruned)
+    assert picked(pruned, 0) == ["any:b2"]
+
+
+def test_a_selector_error_before_the_hopeless_claim_is_still_reported():
+    devs = [device(f"a{i}", attributes={"ok": {"bool": True}}) for i in range(15)] + [device("a15")]
+    slices = [slice_("a", devices=devs), _b_slice("b0", "b1")]
+    claims = [claim("claim-0", [request(count=3, selectors=['attr("ok") or RUNTIME'])]), NO_MATCH_B]
+    pruned, unpruned = _both(lambda: _allocator(slices), claims)
+    _same(pruned, unpruned)
+    assert pruned.is_error and "a15" in pruned.error
+
+
+def test_share_ids_drawn_on_the_walk_keep_the_walk():
+    drawn = []
+
+    def make():
+        drawn.append(0)
+
+        def next_id():
+            drawn[-1] += 1
+            return f"share-{drawn[-1]}"
+        return _allocator([_shared_a(16), _b_slice("b0", "b1")], share_id=next_id)
+
+    pruned, unpruned = _both(make, [claim("claim-0", [request(count=3)]), NO_MATCH_B])
+    _same(pruned, unpruned)
+    assert pruned.unsatisfiable and drawn[0] == drawn[1] > 560
