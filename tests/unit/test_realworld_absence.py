@@ -24,6 +24,7 @@ NEEDS_CORPUS = [
     "tests/integration/test_realworld_inventories.py::test_kep4815_counter_slice_is_left_out_once_and_said_so",
     "tests/simulate/test_workloads.py::test_realworld_podgroup_demo",
     "tests/unit/cel/test_parser_differential.py::test_whole_corpus_agrees[realworld]",
+    "tests/unit/test_fastread.py::test_realworld_files_read_the_same",
     "tests/unit/test_schema.py::test_realworld_version_subtleties",
 ]
 # Modules that only pass the corpus on (fuzz_seeds.py) or report on it (conftest.py) are
