@@ -1,4 +1,4 @@
-"""`capacity --fit` against `allocate` placing the same number of pods (issue #17's target:
+"""`capacity --fit` against `allocate` placing the same number of pods (the target:
 within 1.5x), on the 500-node scheduler_perf inventory (answer: 5,000 single-device pods) and
 on the partitionable one (shared counters: 2 pods per pool).
 

@@ -1,4 +1,4 @@
-"""Two small measurements issue #9 asks for next to the scenario table.
+"""Two small measurements next to the scenario table (docs/decisions/0005-performance-targets.md).
 
 * allocation: one single-device claim on a node with 10 devices, through the library's
   `Allocator.allocate` (the structured allocator only: no loading, no scheduler loop), timed in
@@ -8,7 +8,7 @@
   kubernetes/kubernetes#131730-shaped backtracking case (32 devices asked, 31 there).
 * start-up: `dractl --version` and `dractl validate` of one small manifest (text and -o json),
   as pre-commit runs them, next to the bare interpreter (`python -c pass`), median of N runs.
-* start-up ratios (issue #19 item 1): `dractl validate` of that manifest (it has a CEL selector),
+* start-up ratios: `dractl validate` of that manifest (it has a CEL selector),
   `dractl allocate -i builtin:example-gpu examples/gpu-pod.yaml`, `dractl --help` and shell
   completion, each against `python -c "import yaml"` run side by side in the same rounds
   (targets: validate and allocate within 4x, --help and completion within 3x). Measured twice:

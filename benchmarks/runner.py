@@ -12,7 +12,8 @@ For every scenario:
   for every document, so its cost per document is flat); for scheduling the ~50 pods/s that
   scheduler_perf's SchedulingWithResourceClaimTemplate/5000pods_500nodes reaches in a real
   control plane (a reference figure, not measured here).
-Timings are never asserted; the targets of issue #9 are printed as met / not met.
+Timings are never asserted; the targets (docs/decisions/0005-performance-targets.md) are printed
+as met / not met.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from benchmarks.corpus import validation_corpus
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT_OUT = ROOT / "out"
-# The scenarios issue #9 sets targets for get 3 end-to-end runs by default (the claim-template
+# The scenarios with targets get 3 end-to-end runs by default (the claim-template
 # series too: its linearity is judged from their medians), the others 1 (the validation corpus
 # too: one run of it costs as much as all the scheduling scenarios together).
 HEADLINE = ("claim_template_5000pods_500nodes", "steady_state_full_500nodes")
@@ -214,7 +215,7 @@ def run_scenario(s: S.Scenario, runs: int, dractl: list[str], out: Path, stages:
         run = measure(dractl + [command, s.directory, "-o", "json", *s.args], output)
         res.runs.append(run)
         log(".")
-        if R.wants_single_process(s):  # issue #31's ratios are stated for one process
+        if R.wants_single_process(s):  # the CPU ratios are stated for one process
             res.single.append(measure(dractl + [command, s.directory, "-o", "json", "--jobs", "1",
                                                 *s.args], out / f"{s.name}.jobs1.output.json"))
             log("1")
@@ -386,7 +387,7 @@ MEMORY_PER_POD_KIB = 12.0
 
 
 def _memory_per_pod(results: list[Result], verdict) -> list[str]:
-    """Issue #31: peak memory grows by at most 12 KiB per pod with `-o json`: the slope of the
+    """Peak memory grows by at most 12 KiB per pod with `-o json`: the slope of the
     peak RSS between the smallest and the largest claim-template scenario, one process
     (--jobs 1), so that no worker holds part of the input."""
     series = sorted((r.scenario.pods, r.single_rss) for r in results
@@ -499,11 +500,11 @@ def main(argv: list[str] | None = None) -> int:
     micro = None if args.no_micro else run_micro(dractl, args.quick)
     lines = targets(results, micro)
     if lines:
-        print("targets (issues #9 and #31, stated for a 2-core machine):")
+        print("targets (stated for a 2-core machine):")
         print("\n".join(lines))
     rows = R.ratio_rows(results, micro)
     if rows:
-        print("\nratios (issues #19 and #31; every baseline measured in this run, Go's stated; load = one-minute load average at the start and end of the measurement):")
+        print("\nratios (every baseline measured in this run, Go's stated; load = one-minute load average at the start and end of the measurement):")
         print(R.ratio_table(rows))
     extra = run_capacity(out) if args.capacity else []
     print("\n".join(extra))
@@ -522,21 +523,32 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(os, "getloadavg"):
         context += f", {os.getloadavg()[0]:.2f} at the end"
     if args.write_readme:
-        R.write_readme(R.readme_block(f"Measured by `python -m benchmarks{_argv_text(argv)}`: " + context,
+        # No path of this machine in the README: which dractl ran, not where it is installed.
+        shown = context.replace(dractl_desc, "dractl on PATH" if dractl_desc == dractl[0] else "python -m dractl")
+        R.write_readme(R.readme_block(f"Measured by `python -m benchmarks{_argv_text(argv)}`: " + shown,
                                       scenario_rows(results), rows, lines, extra), args.write_readme)
         print(f"wrote the performance block of {args.write_readme}")
     print(f"\n{len(results)} scenarios in {time.perf_counter() - started:.0f} s; measurements in {path}")
     return 1 if any(r.problems for r in results) else 0
 
 
+_PATH_OPTIONS = {"--out": "DIR", "--json": "FILE"}
+
+
 def _argv_text(argv: list[str] | None) -> str:
-    """The options of this run as typed, without --write-readme [FILE] itself."""
+    """The options of this run as typed, without --write-readme [FILE] itself and with the
+    paths of --out and --json as placeholders."""
     args, shown = list(sys.argv[1:] if argv is None else argv), []
     while args:
         arg = args.pop(0)
+        name = arg.split("=", 1)[0]
         if arg == "--write-readme":
             if args and not args[0].startswith("-"):
                 args.pop(0)
+        elif name in _PATH_OPTIONS:
+            if arg == name and args:
+                args.pop(0)
+            shown.append(f"{name} {_PATH_OPTIONS[name]}")
         elif not arg.startswith("--write-readme="):
             shown.append(arg)
     return (" " + " ".join(shown)) if shown else ""
@@ -610,7 +622,7 @@ def run_capacity(out: Path) -> list[str]:
     lines = [capacity_bench.describe(row) for row in capacity_bench.run(out / "capacity", 1)]
     lines.append(capacity_bench.html_render(out / "capacity"))
     print(" done", flush=True)
-    return ["capacity (issue #17, one run each): " + line for line in lines]
+    return ["capacity (one run each): " + line for line in lines]
 
 
 def print_profile(s: S.Scenario, out: Path, top: int = 25) -> None:

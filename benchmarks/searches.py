@@ -1,6 +1,7 @@
-"""Every search of the allocator conformance corpus timed (issue #31: none above 50 ms of CPU),
-and the two pathological shapes named by the issue as their own benchmarks: random2-01456 (an
-All request whose set holds a device in use, after claims with 241,536 placements) and
+"""Every search of the allocator conformance corpus timed (none above 50 ms of CPU,
+docs/decisions/0005-performance-targets.md), and the two pathological shapes as their own
+benchmarks: random2-01456 (an All request whose set holds a device in use, after claims with
+241,536 placements) and
 random2-00737 (a last claim that no placement of the earlier ones leaves room for). Both end
 "unsatisfiable"; upstream walks them to the end, dractl's pruning (dractl/allocator/hopeless.py)
 stops early with the same outcome.

@@ -1,7 +1,7 @@
 """Device attributes into container env: `env[].valueFrom.resourceSliceAttributeRef`.
 
-This is dractl's own extension (the env-var design of the KEP-5304 review, never merged
-upstream; see docs/api-and-scheduling.md 7a). References are resolved against the dry run's
+This is dractl's own extension (the env-var design of the KEP-5304 review, never merged upstream;
+see docs/spec/api-and-scheduling.md#env-extension). References are resolved against the dry run's
 allocation as the kubelet would have resolved them at container start:
 
 1. `claimName` names an entry of `pod.spec.resourceClaims`; the claim is the named one or, for

@@ -3,10 +3,10 @@
 A DRA driver built with the kubelet-plugin helper (k8s.io/dynamic-resource-allocation/kubeletplugin)
 that enables device metadata writes, per prepared claim, request and driver, a file that the
 container runtime mounts (through CDI) into the containers receiving that request's devices
-(docs/api-and-scheduling.md 7b). dractl predicts the path each container sees and, from the
-ResourceSlice attributes of the dry-run allocation, the file's content. The content is a
-prediction: the real one is produced by the driver, which "should include the attributes that
-they publish for that device in its ResourceSlice" (website, dra-observability).
+(docs/spec/api-and-scheduling.md#metadata-files). dractl predicts the path each container sees and,
+from the ResourceSlice attributes of the dry-run allocation, the file's content. The content is a
+prediction: the real one is produced by the driver, which "should include the attributes that they
+publish for that device in its ResourceSlice" (website, dra-observability).
 
 What the helper writes, per release (sources: dynamic-resource-allocation v0.35.0 has no
 `api/metadata`; v0.36.0 `kubeletplugin/metadata.go` and `api/metadata/testdata/v1.36.0`; the

@@ -1,5 +1,5 @@
 """Size limits of dractl/: no class over 500 lines, no function over 80 lines (COMMON rules,
-issue #14).
+docs/decisions/0007-framework-and-size-limits.md).
 
 Every hand-written module is counted the same way: a definition runs from its first decorator
 (or its `def`/`class` line) to its last line, docstring, comments and blank lines included. Only

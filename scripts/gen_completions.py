@@ -5,7 +5,7 @@
     python scripts/gen_completions.py --check   # exit 1 when a committed script is stale
 
 Run it after changing options, commands, finding codes or built-in inventories
-(tests/cli/test_completions.py fails until then).
+(tests/cli/test_cli_completions.py fails until then).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 ENV_VAR_SOURCE = "io.k8s.api.core.v1.EnvVarSource"
 EXT_ATTRIBUTE_REF = "dev.dractl.v1.ResourceSliceAttributeRef"
 
-# dractl's own extension (docs/product.md, "Downward-API env references to device attributes"):
+# dractl's own extension (docs/decisions/0002-env-references-extension.md):
 # the only schema text in this file that does not come from upstream.
 EXTENSION_DEFS = {
     EXT_ATTRIBUTE_REF: {

@@ -1,4 +1,5 @@
-"""Manifests of the podgroup-constraints tests (dractl's extension, issue #21)."""
+"""Manifests of the podgroup-constraints tests (dractl's extension,
+docs/decisions/0001-podgroup-constraints-extension.md)."""
 
 from __future__ import annotations
 

@@ -79,7 +79,8 @@ class Allocator:
         # not for each tentative pick of the search. A caller's generator (the dry run's
         # sequential IDs, tests) is called at every pick, so its sequence is what it always was.
         self.new_share_id = share_id
-        # Counter availability per pool *name* (§6.6), valid for one version of the allocated state.
+        # Counter availability per pool *name* (docs/spec/allocator.md#counters-by-pool-name), valid
+        # for one version of the allocated state.
         self._counter_cache: dict = {}
         self._counter_cache_version = -1
         # Failed searches and explanations on nodes alike, for one version of the allocated

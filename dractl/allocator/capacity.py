@@ -1,5 +1,5 @@
 """Consumable capacity: request policies, the capacity check and consumed amounts
-(allocator-semantics §7)."""
+(docs/spec/allocator.md#consumable-capacity)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ def _milli(q: Quantity) -> int:
 
 
 def use_milli(rng: CapacityRequestPolicyRange, fractional: bool) -> bool:
-    """1.37 (DRAFractionalCapacityRange, upstream-1.37-verified C.3): the range is evaluated in
-    milli-units when the gate is on, every bound fits milli arithmetic, some of min/max/step is
-    fractional (the default does not count here) and a step is at least 1m."""
+    """1.37 (DRAFractionalCapacityRange, docs/spec/allocator.md#fractional-capacity-range): the
+    range is evaluated in milli-units when the gate is on, every bound fits milli arithmetic, some
+    of min/max/step is fractional (the default does not count here) and a step is at least 1m."""
     if not fractional:
         return False
     bounds = [q for q in (rng.min, rng.max, rng.step) if q is not None]
@@ -50,8 +50,9 @@ def _same_representation(a: Quantity, b: Quantity) -> bool:
 
 
 def consumed_amount(requested: Quantity | None, cap: DeviceCapacity, fractional: bool = False) -> Quantity:
-    """What one allocation consumes of one capacity (§7.3). `fractional`: the
-    DRAFractionalCapacityRange feature (milli-unit range arithmetic, see use_milli)."""
+    """What one allocation consumes of one capacity (docs/spec/allocator.md#request-policy).
+    `fractional`: the DRAFractionalCapacityRange feature (milli-unit range arithmetic, see
+    use_milli)."""
     policy = cap.request_policy
     if requested is None:
         if policy is not None and policy.default is not None:
@@ -148,10 +149,10 @@ def _committed_for_device(committed: Mapping[str, Fraction], driver: str) -> dic
 def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
                   committed: Mapping[str, Fraction] | None, inflight: Mapping[str, Fraction] | None,
                   fractional: bool = False, driver: str | None = None) -> bool:
-    """The capacity check of §7.2: False when a requested capacity is not defined on the device,
-    an amount violates the device's request policy, or it does not fit next to what is consumed.
-    `driver`: the device's driver when names are compared fully qualified (1.38, #142202); None
-    compares them literally, as releases before 1.38 do."""
+    """The capacity check of docs/spec/allocator.md#capacity-check: False when a requested capacity
+    is not defined on the device, an amount violates the device's request policy, or it does not fit
+    next to what is consumed. `driver`: the device's driver when names are compared fully qualified
+    (1.38, #142202); None compares them literally, as releases before 1.38 do."""
     caps = device.capacities
     if driver is not None:
         if requests:
@@ -184,9 +185,9 @@ def capacity_fits(requests: Mapping[str, Quantity] | None, device: Device,
 
 def consumed_capacity(requests: Mapping[str, Quantity] | None, device: Device,
                       fractional: bool = False, driver: str | None = None) -> dict[str, Quantity]:
-    """consumedCapacity recorded for a share: every capacity of the device (§7.4), under the
-    device's own names (upstream keeps the slice's spelling in results, #142202 included).
-    `driver`: as for capacity_fits."""
+    """consumedCapacity recorded for a share: every capacity of the device
+    (docs/spec/allocator.md#capacity-recorded), under the device's own names (upstream keeps the
+    slice's spelling in results, #142202 included). `driver`: as for capacity_fits."""
     if driver is not None and requests:
         requests = requests_for_device(requests, device.capacities, driver) or {}
     return {name: consumed_amount(requests.get(name) if requests else None, cap, fractional)

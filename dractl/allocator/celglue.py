@@ -1,4 +1,5 @@
-"""Evaluating device selectors through the CEL engine, with upstream's error messages (§11.8):
+"""Evaluating device selectors through the CEL engine, with upstream's error messages
+(docs/spec/cel.md#error-formats):
 
     class <name>: selector #<i>: CEL compile error: <detail>
     claim <ns/name>: selector #<i> on device <driver/pool/device>: CEL runtime error: <detail>

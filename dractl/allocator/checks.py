@@ -1,5 +1,6 @@
-"""The per-device checks of an allocation attempt, in one ordered list (allocator-semantics §3.2,
-§10.4, §10.5). The search applies them in this order; the explanation names, for a device, the
+"""The per-device checks of an allocation attempt, in one ordered list
+(docs/spec/allocator.md#selectability, docs/spec/allocator.md#search-order-and-limit,
+#allocate-device). The search applies them in this order; the explanation names, for a device, the
 first one it fails.
 
 Each check is either

@@ -1,7 +1,7 @@
 """Device compatibility groups (Kubernetes 1.37, KEP-5963, gate DRADeviceCompatibilityGroups).
 
 `consumesCounters[].compatibilityGroups` restricts which devices may be allocated together on one
-counter set (upstream-1.37-verified B.2, C.2; released API doc; upstream's
+counter set (docs/spec/allocator.md#compatibility-groups; released API doc; upstream's
 `structured/internal/*/compatibility_groups.go`):
 
 * gate on: per counter set, a candidate is admitted iff no device on that set is allocated or

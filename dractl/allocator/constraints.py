@@ -1,6 +1,6 @@
 """Claim constraints (matchAttribute, distinctAttribute) as stateful checkers with add/remove for
-backtracking (allocator-semantics §5). Quirks of the reference snapshot are reproduced on purpose
-and documented where they happen."""
+backtracking (docs/spec/allocator.md#constraints). Quirks of the reference snapshot are reproduced
+on purpose and documented where they happen."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ _MISSING = object()
 
 
 def lookup_attribute(device: Device, name: str, derived=None):
-    """Constraint attribute lookup (§5.3). Returns the AttributeValue, None for an attribute that is
-    present but has no value member, or `_MISSING`. `derived`: the 1.37 derived attributes of the
-    device's request for this device (name -> AttributeValue); they shadow published ones."""
+    """Constraint attribute lookup (docs/spec/allocator.md#constraint-lookup). Returns the
+    AttributeValue, None for an attribute that is present but has no value member, or `_MISSING`.
+    `derived`: the 1.37 derived attributes of the device's request for this device (name ->
+    AttributeValue); they shadow published ones."""
     if derived and name in derived:
         return derived[name]
     attrs = device.attributes
@@ -80,7 +81,7 @@ class MatchAttributeConstraint(Constraint):
 
     Removal only decrements the count; the remembered value / running intersection is reset only
     when the count returns to 0 — upstream behaviour, which makes list mode stricter after
-    backtracking (§5.4)."""
+    backtracking (docs/spec/allocator.md#match-attribute)."""
 
     def __init__(self, requests: Iterable[str], attribute: str, list_mode: bool):
         super().__init__(requests, attribute)
@@ -130,10 +131,10 @@ class MatchAttributeConstraint(Constraint):
 class DistinctAttributeConstraint(Constraint):
     """Devices must not share a value.
 
-    Snapshot behaviour (default): one remembered attribute per *base request name* — a new device
-    is compared with the latest device of each request only, and removal deletes the request's
-    entry although other devices of it may still be counted (§5.5). With `all_devices` (upstream
-    PR 140600) every admitted device is remembered and compared."""
+    Snapshot behaviour (default): one remembered attribute per *base request name* — a new device is
+    compared with the latest device of each request only, and removal deletes the request's entry
+    although other devices of it may still be counted (docs/spec/allocator.md#distinct-attribute).
+    With `all_devices` (upstream PR 140600) every admitted device is remembered and compared."""
 
     def __init__(self, requests: Iterable[str], attribute: str, list_mode: bool, all_devices: bool = False):
         super().__init__(requests, attribute)

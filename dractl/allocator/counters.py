@@ -1,5 +1,5 @@
-"""Shared counters of partitionable devices (allocator-semantics §6): what the allocated state
-leaves available per pool, and what one allocation attempt consumes on top of it."""
+"""Shared counters of partitionable devices (docs/spec/allocator.md#counters): what the allocated
+state leaves available per pool, and what one allocation attempt consumes on top of it."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from dractl.allocator.state import AllocatedState
 class CounterBook:
     """Counter bookkeeping of one allocation attempt.
 
-    `available` caches, per pool *name* (upstream keys it by name only, §6.6), the counters left
-    by the allocated state; the cache is shared by the calls that see the same state version.
-    `consumed` is what this attempt has taken so far, also per pool name."""
+    `available` caches, per pool *name* (upstream keys it by name only,
+    docs/spec/allocator.md#counters-by-pool-name), the counters left by the allocated state; the
+    cache is shared by the calls that see the same state version. `consumed` is what this attempt
+    has taken so far, also per pool name."""
 
     __slots__ = ("state", "available", "consumed")
 

@@ -6,7 +6,7 @@ Their values are seen only by `matchAttribute`/`distinctAttribute`: a constraint
 derived value of the device's request first (shadowing a published attribute of the same name),
 then the device's published attributes. Values are keyed by (request, device) and compared by
 name across requests, so two requests may derive one attribute from different driver attributes
-(upstream integration test `testDerivedAttributes`, upstream-1.37-verified C.1).
+(upstream integration test `testDerivedAttributes`, docs/spec/allocator.md#derived-attributes).
 
 Result types: int, bool, string, semver, or (with DRAListTypeAttributes) a list of one of those.
 Anything else, and any runtime error, aborts the allocation like a selector error does (website

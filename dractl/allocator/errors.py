@@ -14,9 +14,11 @@ class AllocationError(Exception):
         self.message = message
         # For explanations only (e.g. celglue.CelFailure: the device and the CEL error).
         self.cause = cause
-        # "invalid resource pools were encountered": only this node is unsuitable (§1.8).
+        # "invalid resource pools were encountered": only this node is unsuitable
+        # (docs/spec/allocator.md#invalid-pools-node-failure).
         self.node_failure = node_failure
-        # The deadline expired (§10.9); the scheduler reports "timed out trying to allocate devices".
+        # The deadline expired (docs/spec/allocator.md#cancellation); the scheduler reports "timed
+        # out trying to allocate devices".
         self.timed_out = timed_out
 
     def __str__(self) -> str:
@@ -24,7 +26,8 @@ class AllocationError(Exception):
 
 
 class MaxSizeExceeded(Exception):
-    """Internal signal: the current branch would put a claim above 32 devices (§10.4)."""
+    """Internal signal: the current branch would put a claim above 32 devices
+    (docs/spec/allocator.md#search-order-and-limit)."""
 
 
 class SearchTimeout(Exception):

@@ -1,5 +1,6 @@
-"""The allocator's own feature set, derived from Kubernetes feature gates (allocator-semantics §1.4),
-and the compatibility switches for upstream fixes that landed after the reference snapshot."""
+"""The allocator's own feature set, derived from Kubernetes feature gates
+(docs/spec/allocator.md#features), and the compatibility switches for upstream fixes that landed
+after the reference snapshot."""
 
 from __future__ import annotations
 
@@ -90,7 +91,8 @@ class AllocatorFeatures:
 
     @property
     def variant(self) -> str:
-        """Which upstream implementation NewAllocator would pick (§1.5)."""
+        """Which upstream implementation NewAllocator would pick
+        (docs/spec/allocator.md#variants)."""
         if self.list_type_attributes:
             return EXPERIMENTAL
         if self.consumable_capacity or self.device_binding_and_status:

@@ -5,10 +5,11 @@ the search could end in nothing but "unsatisfiable": no hard error, no state lef
 share ID drawn from the caller's generator. The outcome is then the same, only the work
 (`steps`) differs. With a recorder (explanations record what the scans saw) nothing is pruned.
 
-The case that needs it: an allocationMode All request whose "all" set holds a device already in
-use. The set is fixed in the pre-pass and taken in order in "must" mode (§4.4), so it fails at
-that device whatever else was picked, and an exhaustive search (random2-01456: two claims before
-it with 241,536 ways to place them) tries every combination first.
+The case that needs it: an allocationMode All request whose "all" set holds a device already in use.
+The set is fixed in the pre-pass and taken in order in "must" mode
+(docs/spec/allocator.md#all-mode), so it fails at that device whatever else was picked, and an
+exhaustive search (random2-01456: two claims before it with 241,536 ways to place them) tries every
+combination first.
 """
 
 from __future__ import annotations
@@ -33,16 +34,17 @@ def all_set_doomed(search, rd: RequestData) -> bool:
     """Whether taking the "all" set of `rd` must fail, whatever the search has taken, with nothing
     else happening on the way (decided once per request and call).
 
-    It must when some device of the set is rejected by allocate_device for a reason fixed for
-    the whole call (§10.5: committed exclusively; a committed share of a device that no longer
-    allows several allocations; partitionable devices disabled; an untolerated taint of a device
-    that consumes no counters), and no device before it could raise or leave state behind when
-    picked: none consumes counters (the counter leaks of §6.5), none needs a share ID from the
-    caller's generator, and no constraint of the claim reads them (a rejection would be a hard
-    error; derived attributes might fail to evaluate). Each pick up to that device is undone
-    again and the request fails, so skipping the walk changes nothing but the work done. The
-    device-count check before the first pick stays where it is: along the walk the count of
-    devices still needed plus those the claim has is constant, so it cannot fire later."""
+    It must when some device of the set is rejected by allocate_device for a reason fixed for the
+    whole call (docs/spec/allocator.md#allocate-device: committed exclusively; a committed share of
+    a device that no longer allows several allocations; partitionable devices disabled; an
+    untolerated taint of a device that consumes no counters), and no device before it could raise or
+    leave state behind when picked: none consumes counters (the counter leaks of
+    docs/spec/allocator.md#counter-leaks), none needs a share ID from the caller's generator, and no
+    constraint of the claim reads them (a rejection would be a hard error; derived attributes might
+    fail to evaluate). Each pick up to that device is undone again and the request fails, so
+    skipping the walk changes nothing but the work done. The device-count check before the first
+    pick stays where it is: along the walk the count of devices still needed plus those the claim
+    has is constant, so it cannot fire later."""
     known = search.doomed_all_sets.get(rd)
     if known is None:
         known = search.doomed_all_sets[rd] = _find_doomed_all_set(search, rd)

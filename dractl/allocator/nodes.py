@@ -1,5 +1,5 @@
 """Nodes as the allocator sees them (name + labels) and node-selector matching with the semantics
-of Kubernetes node affinity (allocator-semantics §2.8)."""
+of Kubernetes node affinity (docs/spec/allocator.md#node-selectors)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Resource pools for one node: gathering, generations, completeness, validity and search order
-(allocator-semantics §2)."""
+(docs/spec/allocator.md#pools)."""
 
 from __future__ import annotations
 
@@ -127,9 +127,9 @@ def _ignored(sl: ResourceSlice, features) -> bool:
 
 
 def node_operations_blocked(sl: ResourceSlice, node: NodeInfo, features) -> bool:
-    """1.37 (KEP-5945, upstream-1.37-verified B.4): devices of a slice with a non-empty
-    skipNodeOperations are unallocatable unless the DRAOptionalNodeOperations gate is on and the
-    node declares the feature in status.declaredFeatures."""
+    """1.37 (KEP-5945, docs/spec/allocator.md#optional-node-operations): devices of a slice with a
+    non-empty skipNodeOperations are unallocatable unless the DRAOptionalNodeOperations gate is on
+    and the node declares the feature in status.declaredFeatures."""
     if not sl.skip_node_operations:
         return False
     return not (features.optional_node_operations and OPTIONAL_NODE_OPERATIONS in node.declared_features)

@@ -1,6 +1,7 @@
-"""The pre-pass of an allocation attempt (allocator-semantics §4.2): every request and subrequest
-of every claim validated against the features and classes, turned into `RequestData`, and the
-claims' constraints built. Errors here fail the whole attempt, before any device is looked at."""
+"""The pre-pass of an allocation attempt (docs/spec/allocator.md#prepass): every request and
+subrequest of every claim validated against the features and classes, turned into `RequestData`, and
+the claims' constraints built. Errors here fail the whole attempt, before any device is looked
+at."""
 
 from __future__ import annotations
 
@@ -259,7 +260,8 @@ def _request_data(search, at: RequestIndex, parent: DeviceRequest, request) -> R
 
 
 def _all_devices(search, rd: RequestData) -> list[Candidate]:
-    """Every device of the node's pools that the request could use on its own (§4.3)."""
+    """Every device of the node's pools that the request could use on its own
+    (docs/spec/allocator.md#exact-count)."""
     ref = search.claims[rd.at.claim].ref
     for pool in search.np.pools:
         if pool.incomplete:

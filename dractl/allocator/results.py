@@ -1,5 +1,5 @@
 """What an allocation attempt returns, and how a found solution becomes AllocationResults
-(allocator-semantics §1.6, §1.9)."""
+(docs/spec/allocator.md#outcomes, #allocation-result)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ class AllocationOutcome:
     results: tuple[AllocationResult, ...] = ()
     error: str | None = None
     # The error is "invalid resource pools were encountered": this node is unsuitable, but the
-    # scheduling attempt goes on with other nodes (§1.8).
+    # scheduling attempt goes on with other nodes
+    # (docs/spec/allocator.md#invalid-pools-node-failure).
     node_failure: bool = False
     # The deadline passed; the scheduler reports "timed out trying to allocate devices".
     timed_out: bool = False

@@ -1,6 +1,7 @@
 """One allocation attempt for one node: depth-first search with backtracking over the devices of
-the node, applying the device checks of `checks.DEVICE_CHECKS` in their order (allocator-semantics
-§3, §10). The pre-pass is in `prepass.py`, counter bookkeeping in `counters.py`.
+the node, applying the device checks of `checks.DEVICE_CHECKS` in their order
+(docs/spec/allocator.md#device-matching, #search). The pre-pass is in `prepass.py`, counter
+bookkeeping in `counters.py`.
 
 A `Search` lives for one `Allocator.allocate` call. Everything it changes is either local to the
 call or a cache derived from immutable inputs. With `shortcuts=False` it uses none of those caches:
@@ -227,7 +228,8 @@ class Search:
                 return False
         return True
 
-    # -- the search (§10.3) -----------------------------------------------------------------------
+    # -- the search (docs/spec/allocator.md#search-pseudocode)
+    # -----------------------------------------------------------------------
     def _next(self, c: int, j: int) -> bool:
         """Allocate request `j` of claim `c` and everything after it."""
         reqs = self.claim_reqs[c]
@@ -372,7 +374,8 @@ class Search:
             undo()
         return done
 
-    # -- allocate_device (§10.5) ------------------------------------------------------------------
+    # -- allocate_device (docs/spec/allocator.md#allocate-device)
+    # ------------------------------------------------------------------
     def allocate_device(self, c: int, rd: RequestData, cand: Candidate, must: bool, verdict: str):
         """Tentatively allocate a selectable device whose fact verdict is `verdict`: the checks
         from COUNTERS_DISABLED on, in the order of checks.DEVICE_CHECKS. Returns an undo callable,

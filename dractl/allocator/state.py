@@ -1,5 +1,5 @@
 """Allocated state: which devices are in use, by exclusive allocation, by shares, and how much of
-their consumable capacity is consumed (allocator-semantics §1.3).
+their consumable capacity is consumed (docs/spec/allocator.md#allocated-state).
 
 Kept incrementally: the dry-run scheduler commits one allocation after another (`add`) and may
 release a claim again (`remove`); nothing is ever rebuilt from all claims.

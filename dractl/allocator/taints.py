@@ -1,4 +1,5 @@
-"""Device taints, tolerations (allocator-semantics §8) and DeviceTaintRules (§8.3)."""
+"""Device taints, tolerations (docs/spec/allocator.md#taints) and DeviceTaintRules
+(docs/spec/allocator.md#device-taint-rules)."""
 
 from __future__ import annotations
 

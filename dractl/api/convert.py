@@ -1,4 +1,5 @@
-"""Convert resource.k8s.io objects of older API versions to the v1 shape (api-and-scheduling.md §1.4).
+"""Convert resource.k8s.io objects of older API versions to the v1 shape
+(docs/spec/api-and-scheduling.md#conversion).
 
 v1beta2 has exactly the v1 shape. v1beta1 (and the removed v1alpha3, which has the same shape for
 claims and slices) differs in three places:

@@ -1,4 +1,5 @@
-"""API-server defaulting of ResourceClaim specs (docs/api-and-scheduling.md 2.3), written once.
+"""API-server defaulting of ResourceClaim specs (docs/spec/api-and-scheduling.md#defaulting),
+written once.
 
 Used by validation (which validates the defaulted object, like the API server), by the models
 stage (dractl.models: a claim's defaulted spec, computed once per object) and by the YAML

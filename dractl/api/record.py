@@ -3,7 +3,8 @@
 `@dataclass(frozen=True)` writes the source of `__init__`, `__repr__`, `__eq__`, `__hash__`,
 `__setattr__` and `__delattr__` for every class and compiles each one on every start of the
 interpreter (Python 3.11 runs one `exec` per method): about a millisecond per class on a busy
-2-core machine, a tenth of `dractl allocate`'s start-up for the models alone (issue #19).
+2-core machine, a tenth of `dractl allocate`'s start-up for the models alone
+(docs/decisions/0005-performance-targets.md).
 
 A `FrozenRecord` subclass lists its fields in `__slots__` (in dataclass field order) and writes
 its own `__init__`, which is ordinary code and so compiled once into the .pyc. This base supplies

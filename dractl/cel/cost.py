@@ -5,7 +5,7 @@ Only the maximum is needed (``MaxCost``). Sizes of values reachable from ``devic
 declared API limits: driver <= 63 chars, <= 32 domains and <= 32 ids per domain, domain <= 63 and id
 <= 32 chars, attribute values <= 64 (the larger of the 64-char string and 48-value list limits).
 Calibrated against the ``expectCost`` values of upstream's ``compile_test.go``
-(tests/unit/cel/test_cost.py).
+(tests/unit/cel/test_cel_cost.py).
 """
 
 from __future__ import annotations

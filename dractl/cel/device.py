@@ -165,7 +165,7 @@ def build_activation(device: CelDevice, gates: FeatureGates) -> Activation:
             oversized = True
         bucket = attributes.setdefault(domain, {})
         # both "id" and "<driver>/id": upstream keeps whichever map iteration writes last;
-        # dractl prefers the explicitly qualified name (allocator-semantics §3.4)
+        # dractl prefers the explicitly qualified name (docs/spec/allocator.md#device-variable)
         if ident in bucket and "/" not in name:
             continue
         bucket[ident] = value

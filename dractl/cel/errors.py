@@ -1,4 +1,4 @@
-"""Errors of dractl's CEL layer and the allocator's error texts (allocator-semantics §11.8)."""
+"""Errors of dractl's CEL layer and the allocator's error texts (docs/spec/cel.md#error-formats)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from .values import EvalError
 
 def _re2():
     """The re2 module and its options, loaded on the first pattern: most runs have none, and
-    the import costs ~2 ms of start-up (issue #19)."""
+    the import costs ~2 ms of start-up."""
     global _OPTIONS
     import re2
 

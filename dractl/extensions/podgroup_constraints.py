@@ -1,7 +1,8 @@
-"""dractl's extension `podgroup-constraints` (issue #21): device constraints on a PodGroup's (or a
+"""dractl's extension `podgroup-constraints`
+(docs/decisions/0001-podgroup-constraints-extension.md): device constraints on a PodGroup's (or a
 Workload podGroupTemplate's) `resourceClaims` entries, as proposed in the KEP-5729 review and not
-merged upstream. Every device allocated to any member pod's claim generated from such an entry
-must satisfy the constraint together with all the others, across pods and nodes.
+merged upstream. Every device allocated to any member pod's claim generated from such an entry must
+satisfy the constraint together with all the others, across pods and nodes.
 
 This module owns the acceptance side: the schema overlay (a `constraints` list on the
 PodGroupResourceClaim definitions, only when the extension is on; otherwise the field stays the

@@ -57,8 +57,8 @@ def classify(path: str) -> str | None:
 
 def relative_to_root(name: str, roots: list[str]) -> tuple[str, str]:
     """(root prefix, rest): `name` split at the command-line directory it was found under, the
-    rest `/`-separated (so that a checkout at /home/me/.src/repo does not match the
-    dot-directory rule)."""
+    rest `/`-separated (so that a checkout under a dot-directory, `~/.src/repo`, does not match
+    the dot-directory rule)."""
     best = None
     for root in roots:
         prefix = "" if root in (".", "./") else root.rstrip("/" + os.sep) + os.sep

@@ -1,8 +1,8 @@
 """The resourceclaim controller, simulated: finds each pod claim's ResourceClaim, creating it from
-its template when the controller would have (docs/api-and-scheduling.md 3.13, 3.14), one claim
-per PodGroup for group claims (KEP-5729), and records the names in the pod's (and group's)
-status.resourceClaimStatuses. Runs lazily, when the scheduler's DynamicResources PreFilter asks
-for a pod's claims; every change goes through the cluster journal.
+its template when the controller would have (docs/spec/api-and-scheduling.md#podgroup-claims,
+#other-components), one claim per PodGroup for group claims (KEP-5729), and records the names in the
+pod's (and group's) status.resourceClaimStatuses. Runs lazily, when the scheduler's DynamicResources
+PreFilter asks for a pod's claims; every change goes through the cluster journal.
 """
 
 from __future__ import annotations

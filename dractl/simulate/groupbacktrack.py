@@ -1,4 +1,5 @@
-"""dractl's extension podgroup-constraints (issue #21; not in Kubernetes): the backtracking search
+"""dractl's extension podgroup-constraints (not in Kubernetes;
+docs/decisions/0001-podgroup-constraints-extension.md): the backtracking search
 across a group's pods for distinctAttribute constraints.
 
 Under one matchAttribute assignment (dractl/simulate/groupconstraints.py) the members are placed

@@ -1,4 +1,5 @@
-"""dractl's extension podgroup-constraints (issue #21; not in Kubernetes): what the dry run says
+"""dractl's extension podgroup-constraints (not in Kubernetes;
+docs/decisions/0001-podgroup-constraints-extension.md): what the dry run says
 about a group placed under its constraints (DRA8011) or not (DRA8010, DRA8012, DRA8013). Every
 reason is marked as dractl's extension, in its text and with `extension: true` in JSON."""
 

@@ -1,4 +1,5 @@
-"""dractl's extension `podgroup-constraints` in the dry run (issue #21; not in Kubernetes).
+"""dractl's extension `podgroup-constraints` in the dry run (not in Kubernetes;
+docs/decisions/0001-podgroup-constraints-extension.md).
 
 A PodGroup's `resourceClaims` entry (or its Workload podGroupTemplate's entry of the same name)
 may carry `constraints` (matchAttribute, distinctAttribute). With the extension on, such an entry

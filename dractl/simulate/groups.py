@@ -1,6 +1,6 @@
 """Pod groups: who belongs together, with which policy, and which claims the group shares.
 
-Two API shapes (docs/api-and-scheduling.md 1.7):
+Two API shapes (docs/spec/api-and-scheduling.md#workloads):
 * 1.35 (scheduling.k8s.io/v1alpha1): a Workload lists `spec.podGroups` (basic or gang policy);
   pods join with `spec.workloadRef {name, podGroup, podGroupReplicaKey}`; a group instance is
   (workload, podGroup, replicaKey). No DRA fields.

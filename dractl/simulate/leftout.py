@@ -1,4 +1,5 @@
-"""Inventory objects the dry run leaves out, said once in the plan (issue #16): which objects,
+"""Inventory objects the dry run leaves out, said once in the plan
+(docs/decisions/0003-inventory-is-cluster-state.md): which objects,
 where, why (the finding codes that made them unusable) and what is therefore not counted."""
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
     """The resourceclaim controller's generateName for a claim made from a template.
 
     `<pod>-<podClaim>-`; when that is longer than 57 characters both parts are shortened in
-    proportion and joined without the trailing dash (docs/api-and-scheduling.md, 3.14).
+    proportion and joined without the trailing dash
+    (docs/spec/api-and-scheduling.md#other-components).
     """
     original = f"{pod_name}-{pod_claim_name}-"
     if len(original) <= 57:

@@ -1,11 +1,11 @@
 """The dry run: kube-scheduler's scheduling cycle over the whole input, one pod at a time.
 
-For each pod, in input order: PreFilter (the pod's claims, created from templates by the
-simulated resourceclaim controller, and the checks no node can change), then per candidate node
-the Filter plugins (node filters, resources, the structured allocator), then Score among the
-passing nodes, then Reserve and PreBind on the chosen one, inside a journal transaction that is
-rolled back if a phase fails. Later pods see the committed devices as in use (the scheduler's
-assume cache). docs/api-and-scheduling.md, section 3; docs/architecture.md, "Scheduler framework".
+For each pod, in input order: PreFilter (the pod's claims, created from templates by the simulated
+resourceclaim controller, and the checks no node can change), then per candidate node the Filter
+plugins (node filters, resources, the structured allocator), then Score among the passing nodes,
+then Reserve and PreBind on the chosen one, inside a journal transaction that is rolled back if a
+phase fails. Later pods see the committed devices as in use (the scheduler's assume cache).
+docs/spec/api-and-scheduling.md#scheduler; docs/architecture.md, "Scheduler framework".
 
 This module keeps only the cycle; the plugins (plugins/, registered in registry.py) decide, and
 every memo and shortcut lives in shortcuts.py.

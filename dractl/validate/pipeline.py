@@ -30,7 +30,8 @@ def makes_unusable(finding: Finding, *, inventory: bool = False, kind: str = "")
 
     inventory: the document describes cluster state (given with -i, or it carries a status as
     dumps do). Such an object exists, so only a finding on a field the allocator reads makes it
-    unusable; metadata, status bookkeeping and fields the server drops do not (issue #16)."""
+    unusable; metadata, status bookkeeping and fields the server drops do not
+    (docs/decisions/0003-inventory-is-cluster-state.md)."""
     if finding.severity != ERROR or finding.code in NON_BLOCKING:
         return False
     return not inventory or changes_what_allocator_reads(finding, kind)
@@ -400,10 +401,11 @@ NEVER_DEMOTED = frozenset({"DRA0999", "DRA1999", "DRA0011"})
 
 
 def deduplicate(found: list[Finding]) -> list[Finding]:
-    """The same field reported once (issue #16): a `Required value` at a path says all there is
-    about that path and everything under it (an empty string is not also "invalid", a missing
-    pool has no missing name), and a field dropped for a disabled gate is not also reported as
-    missing on the object that held it. Linear in the findings (times the path depth)."""
+    """The same field reported once (docs/decisions/0003-inventory-is-cluster-state.md): a `Required
+    value` at a path says all there is about that path and everything under it (an empty string is
+    not also "invalid", a missing pool has no missing name), and a field dropped for a disabled gate
+    is not also reported as missing on the object that held it. Linear in the findings (times the
+    path depth)."""
     # A value of the wrong type (DRA0102) is the cause: the type-safe view drops it, so rules
     # that then find the field missing say nothing new. It is never covered by them.
     wrong_type = {f.path for f in found if f.code == "DRA0102"}

@@ -101,7 +101,7 @@ def test_bash_completion_behaviour(tmp_path):
     # bash completes only after the last ':' of the word
     assert lines[4].split() == ["example-gpu", "example-gpu-partitioned"]
     assert lines[5].split() == ["concise", "github", "gitlab", "html", "json", "junit", "sarif", "text",
-                                "yaml"]  # html: issue #17
+                                "yaml"]
     assert lines[6].split() == ["--no-color", "--no-config"]
     assert lines[7].split() == ["bash", "fish", "zsh"]
     assert lines[8].split() == []

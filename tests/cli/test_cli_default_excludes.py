@@ -1,4 +1,4 @@
-"""`dractl validate .` over a repository with a Helm chart and Kustomize files (issue #28 item 2):
+"""`dractl validate .` over a repository with a Helm chart and Kustomize files (docs/decisions/0009-linter-habits.md):
 they are not read but counted, with one hint to render them; the CLI and the pre-commit hooks
 share one default exclude list (dractl.pipeline.notmanifests). Each failed before."""
 

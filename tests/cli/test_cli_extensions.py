@@ -1,5 +1,5 @@
 """`--extension` on allocate and capacity, `extensions:` in .dractl.yaml (dractl's own opt-in
-extensions, issue #21)."""
+extensions, docs/decisions/0001-podgroup-constraints-extension.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Machine formats that mean what they say (issue #28 item 5): --statistics in the format asked
+"""Machine formats that mean what they say: --statistics in the format asked
 for, JUnit skipped documents and inventory suites, causes before consequences, no duplicate
 GitHub annotations, SARIF rules that fired, -o yaml / concise / gitlab. Each failed before."""
 

@@ -1,4 +1,4 @@
-"""The linter's smaller habits (issue #28 items 6 and 7): --verbose, --list-files, grouped
+"""The linter's smaller habits (docs/decisions/0009-linter-habits.md): --verbose, --list-files, grouped
 --help, one usage style, /dev/null, a missing file reported once, `codes DRA10`, plurals. Each
 failed before."""
 

@@ -1,5 +1,5 @@
-"""Habits users bring from ruff, yamllint and kubeconform (issue #18 items 2, 5, 6, 10 and the
-command additions): each test failed before its fix."""
+"""Habits users bring from ruff, yamllint and kubeconform (docs/decisions/0009-linter-habits.md):
+each test failed before its fix."""
 
 from __future__ import annotations
 
@@ -173,7 +173,8 @@ def test_github_step_summary(bad, tmp_path):
 def test_env_takes_golden_quiet_and_force_exclude(tmp_path):
     golden = tmp_path / "env.txt"
     args = ("env", "-i", "builtin:example-gpu", "examples/gpu-pod.yaml", "--no-config")
-    # The golden file is outside the working directory (tmp_path): issue #20 asks for the flag.
+    # The golden file is outside the working directory (tmp_path), which needs the flag
+    # (docs/decisions/0006-hostile-inputs.md).
     outside = ("--golden-allow-outside",)
     assert run(*args, "--golden", str(golden), "--update", *outside, cwd=REPO).code == 0
     assert run(*args, "--golden", str(golden), *outside, cwd=REPO).code == 0

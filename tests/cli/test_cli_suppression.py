@@ -1,4 +1,4 @@
-"""Inline suppression in the manifest, ruff-style (issue #28 item 4): `# dractl: ignore[CODE]` at
+"""Inline suppression in the manifest, ruff-style (docs/decisions/0009-linter-habits.md): `# dractl: ignore[CODE]` at
 the end of the reported line or alone before a line, block or object, `# dractl:
 ignore-file[CODE]`, the `dractl.io/ignore` annotation; unused (DRA0017) and unknown (DRA0018)
 suppressions are findings themselves. Before, a repository had to turn a code off for a path."""

@@ -1,4 +1,4 @@
-"""Issue #16 item 4: `dractl dump` prints the kubectl command, or trims its output into an
+"""`dractl dump` prints the kubectl command, or trims its output into an
 inventory that the dry run reads the same way as the full dump."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #16 item 2: `validate -i` and dractl's inventory lints (DRA71xx selectors, DRA72xx
+"""`validate -i` and dractl's inventory lints (DRA71xx selectors, DRA72xx
 pools), located inside the CEL expression, with suggestions drawn from the inventory."""
 
 from __future__ import annotations
@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from realworld_corpus import REALWORLD, require_realworld
 from typer.testing import CliRunner
 
 from dractl.cli.app import app
 
 REPO = Path(__file__).resolve().parents[2]
 DUMP = str(REPO / "tests" / "golden" / "inventories" / "eks-a100-like.yaml")
-REALWORLD = REPO.parent / "shared" / "realworld"
 
 DRANET = """\
 apiVersion: resource.k8s.io/v1
@@ -80,9 +79,7 @@ def claim(expression: str) -> str:
 
 
 def test_gpu_test6_index_is_not_published_by_the_a100_dump():
-    test6 = REALWORLD / "dra-driver-nvidia-gpu/demo/specs/quickstart/v1/gpu-test6.yaml"
-    if not test6.exists():
-        pytest.skip("shared corpus not present")
+    test6 = require_realworld(REALWORLD / "dra-driver-nvidia-gpu/demo/specs/quickstart/v1/gpu-test6.yaml")
     result = CliRunner().invoke(app, ["validate", "--no-config", "-o", "json", "-i", DUMP, str(test6)])
     found = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "DRA7101"]
     assert len(found) == 1  # four reads of .index, one finding, at the first

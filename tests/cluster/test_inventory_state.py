@@ -1,12 +1,13 @@
-"""Issue #16 item 1: inventory is cluster state. Objects given with -i (or with a status) are
-validated and reported, but only findings on what the allocator reads leave them out of the dry
-run; findings on -i objects are warnings unless --strict-inventory."""
+"""Inventory is cluster state (docs/decisions/0003-inventory-is-cluster-state.md). Objects given
+with -i (or with a status) are validated and reported, but only findings on what the allocator reads
+leave them out of the dry run; findings on -i objects are warnings unless --strict-inventory."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from realworld_corpus import REALWORLD, require_realworld
 from typer.testing import CliRunner
 
 from dractl.cli.app import app
@@ -17,7 +18,6 @@ REPO = Path(__file__).resolve().parents[2]
 INVENTORIES = REPO / "tests" / "golden" / "inventories"
 DUMP = str(INVENTORIES / "eks-a100-like.yaml")
 CLAIM = str(INVENTORIES / "eks-a100-allocated-claim.yaml")
-REALWORLD = REPO.parent / "shared" / "realworld"
 
 WORKLOAD = """\
 apiVersion: resource.k8s.io/v1
@@ -95,10 +95,7 @@ def test_strict_inventory_keeps_errors_errors(tmp_path):
 
 
 def test_unusable_inventory_object_is_reported_once_with_its_place(tmp_path):
-    trimmed = REALWORLD / "k8s-gpu-dra-driver" / "docs" / "demo.md.L72-L108.yaml"
-    if not trimmed.exists():
-        import pytest
-        pytest.skip("shared corpus not present")
+    trimmed = require_realworld(REALWORLD / "k8s-gpu-dra-driver" / "docs" / "demo.md.L72-L108.yaml")
     code, report = run(["allocate", "-i", str(trimmed), "-i", DUMP, "-i", CLAIM], tmp_path,
                        replicas=1)
     assert code == 0

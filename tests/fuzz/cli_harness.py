@@ -2,9 +2,9 @@
 
 Shared by tests/fuzz and tests/hostile (tests/hostile/conftest.py puts this folder on sys.path).
 
-"Crashed" means what issue #10 says a user must never see: a Python traceback, an exit status
-other than 0/1/2, or an "internal error" message (dractl's last line of defence, and the CEL and
-rule layers' guards, turn bugs into such messages).
+"Crashed" means what a user must never see (docs/decisions/0006-hostile-inputs.md): a Python
+traceback, an exit status other than 0/1/2, or an "internal error" message (dractl's last line of
+defence, and the CEL and rule layers' guards, turn bugs into such messages).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fuzzing budget and the count of cases run (printed at the end of the session).
+"""Fuzzing budget and the count of cases run (printed at the end of the session, except with -q).
 
 Default: a bounded run for CI (the whole fuzz + hostile suite well under 90 s on 2 cores),
 deterministic (derandomized) so CI never fails at random on an old bug. A longer, random run:
@@ -6,8 +6,8 @@ deterministic (derandomized) so CI never fails at random on an old bug. A longer
     DRACTL_FUZZ_EXAMPLES=5000 python -m pytest tests/fuzz -q
 
 (the number is the examples per fuzz test; DRACTL_FUZZ_SEED=N picks a seed). The campaign of
-issue #20 (10,000 mutated inputs through the entry point, every command and format, the hostile
-generators of fuzz_hostile.py included) is one command:
+docs/decisions/0006-hostile-inputs.md (10,000 mutated inputs through the entry point, every command
+and format, the hostile generators of fuzz_hostile.py included) is one command:
 
     DRACTL_FUZZ_EXAMPLES=2500 DRACTL_SWEEP=full python -m pytest tests/fuzz tests/hostile -q
 
@@ -27,7 +27,8 @@ from cli_harness import CASES  # noqa: E402
 
 
 def pytest_terminal_summary(terminalreporter):
-    if CASES:
+    # Said in the default and verbose modes; `pytest -q` prints nothing but progress and results.
+    if CASES and terminalreporter.config.get_verbosity() >= 0:
         total = sum(CASES.values())
         detail = ", ".join(f"{k}: {v}" for k, v in sorted(CASES.items()))
         terminalreporter.write_line(f"dractl fuzz: {total} cases run ({detail})")

@@ -1,4 +1,5 @@
-"""Generators for the hostile inputs of issue #20 (hypothesis strategies over real seeds).
+"""Generators for the hostile inputs of docs/decisions/0006-hostile-inputs.md (hypothesis strategies
+over real seeds).
 
 * type confusion at any field path of any kind (schema_paths.py): a value the field's type cannot
   hold, or an enum-like string no enum has, or any VALUE of fuzz_mutate;

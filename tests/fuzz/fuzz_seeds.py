@@ -1,23 +1,22 @@
 """Seed scenarios for structure-aware fuzzing: real manifests plus the inventory they run against.
 
 A scenario is a list of JSON-like documents (inventory first, then manifests) that dractl reads
-well today. Sources: the shared real-world corpus (/work/shared/realworld, when present), the
-repository's examples/ and the built-in inventories (always present, so CI without the shared
-folder still fuzzes).
+well today. Sources: the third-party real-world corpus (tests/realworld_corpus.py, when present;
+test_fuzz_seeds.py requires it like every corpus test), the repository's examples/ and the
+built-in inventories (always present, so a fresh clone still fuzzes).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import pathlib
 import re
 from dataclasses import dataclass
 
 import yaml
+from realworld_corpus import REALWORLD
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-REALWORLD = pathlib.Path(os.environ.get("DRACTL_REALWORLD", REPO.parent / "shared" / "realworld"))
 EXAMPLES = REPO / "examples"
 
 # realworld top folder -> the built-in inventory whose driver it targets

@@ -1,4 +1,5 @@
-"""Structure-aware fuzzing of `dractl validate`, `allocate` and `env` (issue #10, part 1).
+"""Structure-aware fuzzing of `dractl validate`, `allocate` and `env`
+(docs/decisions/0006-hostile-inputs.md).
 
 Seeds are real manifests and the built-in inventories (fuzz_seeds.py); each case applies a few
 structure-aware mutations (fuzz_mutate.py), serialises the documents as YAML, JSON or a List,

@@ -1,4 +1,4 @@
-"""Fuzzing with the hostile inputs of issue #20 (fuzz_hostile.py) through the real entry point.
+"""Fuzzing with the hostile inputs of fuzz_hostile.py through the real entry point.
 
 Each case takes a seed scenario (manifests plus their inventory, inline), puts hostile names and
 lone surrogates into it, then a value of the wrong type (or an enum-like string) at a random

@@ -1,4 +1,4 @@
-"""Byte-level fuzzing of the loader (issue #10, part 1): whatever the bytes, parse_source returns
+"""Byte-level fuzzing of the loader: whatever the bytes, parse_source returns
 findings and never raises, and `dractl validate -` stays clean.
 
 Inputs are real manifests with random byte edits (insert, delete, overwrite, truncate, splice),

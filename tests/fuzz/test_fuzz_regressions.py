@@ -1,4 +1,5 @@
-"""Minimal reproducers of what fuzzing and the hostile-input work found (issue #10).
+"""Minimal reproducers of what fuzzing and the hostile-input work found
+(docs/decisions/0006-hostile-inputs.md).
 
 Each test is a bug that is fixed now: in dractl/load and dractl/report by the fuzzing work, the
 others by their owners after a report. A newly found bug outside tests/ gets a strict xfail test

@@ -1,4 +1,5 @@
-"""Golden tests for the dry run (issue #5) and env resolution (issue #7).
+"""Golden tests for the dry run (docs/spec/api-and-scheduling.md#golden-scenarios) and env
+resolution (docs/decisions/0002-env-references-extension.md).
 
 Every `scenarios/<NN-name>.yaml` starts with a comment line
 
@@ -147,7 +148,7 @@ def exit_code_of(text: str) -> int:
 
 
 def test_scenarios_exist():
-    assert len(ALL) >= 15, "issue #5 asks for at least 15 scenarios"
+    assert len(ALL) >= 15, "docs/spec/api-and-scheduling.md#golden-scenarios lists 18 behaviours"
     for sc in ALL:
         for fmt in sc.outputs:
             assert sc.expected_path(fmt).exists() or UPDATE, f"missing {sc.expected_path(fmt).name}"

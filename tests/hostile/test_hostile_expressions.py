@@ -1,4 +1,4 @@
-"""Hostile expressions (issue #10, part 3): CEL cost bombs and catastrophic regular expressions
+"""Hostile expressions: CEL cost bombs and catastrophic regular expressions
 end with a clear error well under a second; allocator searches that explode end at --timeout.
 
 Kubernetes evaluates `matches()` / `find()` / `findAll()` with RE2, which never backtracks;

@@ -1,4 +1,4 @@
-"""Hostile files (issue #10, part 2): each one ends in a clear finding or error, in bounded time
+"""Hostile files: each one ends in a clear finding or error, in bounded time
 and memory, and never hides what dractl found in the other inputs.
 
 A few runs go through the installed `dractl` as a subprocess (peak RSS from wait4, a hard kill

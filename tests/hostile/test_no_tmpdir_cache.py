@@ -1,4 +1,5 @@
-"""Nothing is unpickled or imported from the shared temp directory (issue #20 item 3).
+"""Nothing is unpickled or imported from the shared temp directory
+(docs/decisions/0004-own-cel-engine.md).
 
 dractl's earlier CEL parser built its lark parser with ``cache=True``: lark pickled the parse table
 to ``$TMPDIR/.lark_cache_<user>_<hash>_<py>.tmp`` and, on the next run, unpickled whatever file was
@@ -146,7 +147,8 @@ def test_dractl_never_loads_a_planted_cache(hostile_tmpdir, tmp_path: Path, args
 
 
 def test_dractl_does_not_import_lark_or_celpy() -> None:
-    """No parser generator at run time: the CEL layer is dractl's own code (issue #19 item 1)."""
+    """No parser generator at run time: the CEL layer is dractl's own code
+    (docs/decisions/0004-own-cel-engine.md)."""
     code = ("import sys\n"
             "from dractl.cli.app import main\n"
             f"sys.argv = ['dractl', 'allocate', '-i', 'builtin:example-gpu', "

@@ -1,4 +1,4 @@
-"""Nothing lost (issue #10, part 5): with many documents, one bad document never hides findings
+"""Nothing lost: with many documents, one bad document never hides findings
 for the others, and the summary counts every document read.
 
 1,000 documents, 100 of them broken in 14 different ways (syntax, control characters, duplicate

@@ -1,4 +1,4 @@
-"""Output safety (issue #10, part 4).
+"""Output safety (docs/decisions/0006-hostile-inputs.md).
 
 Names, messages and values from manifests (and file names from a checkout) never inject terminal
 escape sequences, OSC 8 links, carriage returns or rich markup into text output or GitHub
@@ -335,7 +335,7 @@ def test_update_writes_the_whole_file_and_compares_clean(tmp_path):
 
 def test_update_refuses_a_symlink_instead_of_writing_through_it(tmp_path):
     """A golden file in a pull request can be a symlink to anything the CI user may write.
-    (Issue #20 item 4: --update refuses a symlink, where it used to replace the link.)"""
+    (--update refuses a symlink rather than replacing the link.)"""
     target = tmp_path / "precious.txt"
     target.write_text("do not touch\n")
     golden = tmp_path / "golden.yaml"

@@ -1,5 +1,5 @@
 """A wrong type at any field path of any kind is a finding on that document, never an internal
-error, and never costs the other documents of the run (issue #20, item 1).
+error, and never costs the other documents of the run (docs/decisions/0006-hostile-inputs.md).
 
 The sweep: for every field path of every kind dractl reads (from the kind's JSON Schema, see
 tests/fuzz/schema_paths.py), a document holding a value of a type the field cannot hold, plus a

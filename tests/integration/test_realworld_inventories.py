@@ -1,4 +1,4 @@
-"""Issue #16 done-means: every real inventory of ../shared/realworld used as published (with
+"""Every real inventory of the third-party corpus (tests/realworld_corpus.py) used as published (with
 -i, findings and all) schedules the pods that INDEX.md says fit on the devices it names.
 
 Not here: the cloud dumps of kubernetes-sigs/dranet (INV-AWS-A100, INV-AWS-EFA, AKS, OCI, GKE),
@@ -8,15 +8,14 @@ tests/cluster uses a dump shaped like INV-AWS-A100 instead."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from realworld_corpus import REALWORLD, require_realworld
 from typer.testing import CliRunner
 
 from dractl.cli.app import app
 
-REALWORLD = Path(__file__).resolve().parents[3] / "shared" / "realworld"
 INTEL = "intel-resource-drivers-for-kubernetes/"
 INTEL_GPU = [INTEL + "doc/gpu/USAGE.md.L93-L170.yaml", INTEL + "deployments/gpu/base/device-class.yaml"]
 GAUDI = [INTEL + "doc/gaudi/USAGE.md.L85-L133.yaml", INTEL + "deployments/gaudi/base/device-class.yaml"]
@@ -58,16 +57,10 @@ CASES = [
 ]
 
 
-def _corpus():
-    if not REALWORLD.is_dir():
-        assert not os.environ.get("CI"), f"the shared corpus is missing: {REALWORLD}"
-        pytest.skip(f"shared corpus not present at {REALWORLD}")
-
-
 @pytest.mark.parametrize("inventory,workload,expected", CASES,
                          ids=[Path(c[1]).name + "@" + Path(c[0][0]).name for c in CASES])
 def test_real_inventory_as_published(inventory, workload, expected, tmp_path):
-    _corpus()
+    require_realworld()
     args = ["allocate", "--no-config", "-o", "json"]
     for path in inventory:
         args += ["-i", str(REALWORLD / path)]
@@ -87,7 +80,7 @@ def test_real_inventory_as_published(inventory, workload, expected, tmp_path):
 
 
 def test_kep4815_counter_slice_is_left_out_once_and_said_so():
-    _corpus()
+    require_realworld()
     dump = REALWORLD / "enhancements/keps/sig-scheduling/4815-dra-partitionable-devices/README.md.L682-L754.yaml"
     result = CliRunner().invoke(app, ["allocate", "--no-config", "-o", "json", "-i", str(dump)])
     report = json.loads(result.stdout)

@@ -1,4 +1,4 @@
-"""Issue #16 item 3: for every reason that can leave a pod unschedulable, the text explanation
+"""For every reason that can leave a pod unschedulable, the text explanation
 names the object that causes it (the taint and its slice or rule, the pool, the capacity, the
 counter set, the class, the claim...).
 

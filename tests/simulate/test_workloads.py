@@ -1,4 +1,4 @@
-"""Issue 6: PodGroups sharing claims (KEP-5729), gangs (KEP-4671), native resources (KEP-5517),
+"""PodGroups sharing claims (KEP-5729), gangs (KEP-4671), native resources (KEP-5517),
 extended resources backed by DRA (KEP-5004)."""
 
 from __future__ import annotations

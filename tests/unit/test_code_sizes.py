@@ -1,5 +1,6 @@
-"""Size limits of dractl/ (issue #14): no class over 500 lines, no function over 80 lines,
-measured by scripts/check_sizes.py the same way in every hand-written module."""
+"""Size limits of dractl/ (docs/decisions/0007-framework-and-size-limits.md): no class over 500
+lines, no function over 80 lines, measured by scripts/check_sizes.py the same way in every
+hand-written module."""
 
 import importlib.util
 import subprocess

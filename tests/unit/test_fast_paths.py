@@ -1,8 +1,9 @@
 """The loader's and the validator's fast paths give exactly what the general paths give.
 
-Each fast path (issue #19) skips work for the common case; these tests hold it to the answer of
-the code it short-cuts: PyYAML's resolver and constructors, the unprintable-character
-expression, positions composed with tags resolved, and the attribute rules on their slow path.
+Each fast path (docs/decisions/0005-performance-targets.md) skips work for the common case; these
+tests hold it to the answer of the code it short-cuts: PyYAML's resolver and constructors, the
+unprintable-character expression, positions composed with tags resolved, and the attribute rules on
+their slow path.
 """
 
 from __future__ import annotations

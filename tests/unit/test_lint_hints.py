@@ -1,4 +1,4 @@
-"""Hints that name the fix (issue #28 item 3): apiVersion did-you-mean, the shape of another
+"""Hints that name the fix: apiVersion did-you-mean, the shape of another
 apiVersion, indentation (the key's column against its siblings', like yamllint), removed fields
 with the release that removed them and their replacement. Each failed before its hint existed."""
 

@@ -1,4 +1,4 @@
-"""Progress during scheduling (issue #18 item 7): the simulator reports pods placed / total, and
+"""Progress during scheduling: the simulator reports pods placed / total, and
 the dry run draws it as a bar on a terminal's stderr (never when piped or with --quiet)."""
 
 from __future__ import annotations

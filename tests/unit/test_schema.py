@@ -110,9 +110,10 @@ def test_each_served_kind_accepts_a_minimal_manifest(version, api_version, kind)
 
 
 def test_served_matrix_matches_the_api_reference():
-    """docs/api-and-scheduling.md section 1.1 (1.37 = kubernetes-validate 1.37.0)."""
+    """docs/spec/api-and-scheduling.md#api-versions-table (1.37 = kubernetes-validate 1.37.0)."""
     s = SchemaSet.for_version("1.37")
-    # 1.38: the preview derived from 1.37 (resource.k8s.io/v1beta1 withdrawn), issue #15
+    # 1.38: the preview derived from 1.37 (resource.k8s.io/v1beta1 withdrawn),
+    # docs/decisions/0008-release-model.md
     assert s.versions_serving("resource.k8s.io/v1", "ResourceClaim") == ["1.34", "1.35", "1.36", "1.37", "1.38"]
     assert s.versions_serving("resource.k8s.io/v1beta1", "ResourceSlice") == ["1.34", "1.35", "1.36", "1.37"]
     assert s.versions_serving("resource.k8s.io/v1alpha3", "DeviceTaintRule") == ["1.34", "1.35", "1.36", "1.37", "1.38"]

@@ -1,8 +1,10 @@
-"""ResourceClaim and ResourceClaimTemplate (api-and-scheduling.md §2.4, status §2.5). Codes 10xx.
+"""ResourceClaim and ResourceClaimTemplate (docs/spec/api-and-scheduling.md#claim-checklist, status
+docs/spec/api-and-scheduling.md#claim-checklist). Codes 10xx.
 
 Works on the v1 shape (older versions are converted first; the emitter maps paths back). Before
-validating, the API server's defaulting (§2.3) and the dropping of fields of disabled feature gates
-(§0.3) are applied to a private copy, so the errors are the ones the API server would return.
+validating, the API server's defaulting (docs/spec/api-and-scheduling.md#defaulting) and the
+dropping of fields of disabled feature gates (docs/spec/api-and-scheduling.md#modelling) are applied
+to a private copy, so the errors are the ones the API server would return.
 """
 
 from __future__ import annotations
@@ -170,7 +172,8 @@ def check_resource_claim_template(em: Emitter, doc: dict, beta1: bool) -> None:
 # -- defaulting and feature gates ---------------------------------------------------------------
 
 def prepare_claim_spec(em: Emitter, spec: dict, path: tuple, beta1: bool) -> None:
-    """Defaulting (§2.3) then dropping of disabled-gate fields, with a lint per dropped field."""
+    """Defaulting (docs/spec/api-and-scheduling.md#defaulting) then dropping of disabled-gate
+    fields, with a lint per dropped field."""
     devices = get_obj(spec, "devices")
     if not isinstance(devices, dict):
         return

@@ -168,7 +168,8 @@ def _check_owner_references(em: Emitter, refs: Any, path: tuple) -> None:
         if isinstance(api_version, str) and not api_version.rpartition("/")[2]:
             em.add(C_META, invalid(api_version, "version must not be empty"), path + ("apiVersion",))
         for field in ("kind", "name", "uid"):
-            # A missing field is the schema's Required value already: reported once (issue #16).
+            # A missing field is the schema's Required value already: reported once
+            # (docs/decisions/0003-inventory-is-cluster-state.md).
             if field in ref and get_str(ref, field) == "":
                 em.add(C_META, invalid("", "must not be empty"), path + (field,))
         if api_version == "v1" and kind == "Event":

@@ -1,4 +1,4 @@
-"""DeviceClass (api-and-scheduling.md §2.6). Codes 11xx."""
+"""DeviceClass (docs/spec/api-and-scheduling.md#deviceclass-checklist). Codes 11xx."""
 
 from __future__ import annotations
 

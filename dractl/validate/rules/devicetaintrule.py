@@ -1,4 +1,4 @@
-"""DeviceTaintRule (api-and-scheduling.md §2.8). Codes 13xx."""
+"""DeviceTaintRule (docs/spec/api-and-scheduling.md#devicetaintrule-checklist). Codes 13xx."""
 
 from __future__ import annotations
 

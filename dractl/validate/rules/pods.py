@@ -1,4 +1,4 @@
-"""DRA fields of Pods and pod templates (api-and-scheduling.md §2.9). Codes 14xx.
+"""DRA fields of Pods and pod templates (docs/spec/api-and-scheduling.md#pod-checklist). Codes 14xx.
 
 Pod templates of controllers are checked with the same rules at their own paths
 (`spec.template.spec...`, CronJob `spec.jobTemplate.spec.template.spec...`).

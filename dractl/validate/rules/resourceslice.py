@@ -1,4 +1,4 @@
-"""ResourceSlice (api-and-scheduling.md §2.7). Codes 12xx.
+"""ResourceSlice (docs/spec/api-and-scheduling.md#resourceslice-checklist). Codes 12xx.
 
 Limits that changed between releases follow the target version: devices per slice (128, or 64
 with taints/counters from 1.35 and list attributes from 1.36), taints per device (4 in 1.34, 16

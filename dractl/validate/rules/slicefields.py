@@ -1,15 +1,16 @@
 """ResourceSlice fields new in Kubernetes 1.37 (codes 1232-1234), and the 1.37 shape of the node
 allocatable resources.
 
-Sources (notes/upstream-1.37-verified.md §B): k/k pkg/apis/resource/validation/validation.go at
-ae5d4d35 for `partitionTypeAttribute`, `skipNodeOperations` and `nodeAllocatableResources` (exact
-messages); the released API documentation for `compatibilityGroups` (#139795 merged after that
-commit). The #139795 review (liggitt, 2026-07-22, staging/src/k8s.io/api/resource/v1/types.go)
-shows the field validated declaratively, `+k8s:listType=atomic`, `+k8s:optional`,
-`+k8s:maxItems` (8 in the PR, cut to the released 2 in that review): declarative maxItems reports
-apimachinery's `field.TooMany` ("Too many: 3: must have at most 2 items") and stops there, as
-below. Which tag enforces "the names must be unique" was not visible, so the Duplicate message
-stays UNCONFIRMED; so does any rule on a group name's format (none is documented).
+Sources (docs/spec/api-and-scheduling.md#slice-fields-137): k/k
+pkg/apis/resource/validation/validation.go at ae5d4d35 for `partitionTypeAttribute`,
+`skipNodeOperations` and `nodeAllocatableResources` (exact messages); the released API documentation
+for `compatibilityGroups` (#139795 merged after that commit). The #139795 review (liggitt,
+2026-07-22, staging/src/k8s.io/api/resource/v1/types.go) shows the field validated declaratively,
+`+k8s:listType=atomic`, `+k8s:optional`, `+k8s:maxItems` (8 in the PR, cut to the released 2 in that
+review): declarative maxItems reports apimachinery's `field.TooMany` ("Too many: 3: must have at
+most 2 items") and stops there, as below. Which tag enforces "the names must be unique" was not
+visible, so the Duplicate message stays UNCONFIRMED; so does any rule on a group name's format (none
+is documented).
 
 * `spec.partitionTypeAttribute` (gate DRAPartitionableDevicesType): only on a slice with a device
   that consumes counters; every such device must carry it as a string attribute, looked up under

@@ -1,4 +1,5 @@
-"""Workload and PodGroup, scheduling.k8s.io (api-and-scheduling.md §1.7, §2.10). Codes 15xx.
+"""Workload and PodGroup, scheduling.k8s.io (docs/spec/api-and-scheduling.md#workloads,
+#workload-validation). Codes 15xx.
 
 Upstream validates these kinds declaratively and the exact texts were not verified [wording?], so
 the messages use apimachinery's generic forms. Shapes of every served version are accepted:

@@ -126,9 +126,10 @@ def test_a_constraint_error_in_must_mode_before_the_set_is_still_reported():
 
 
 def test_counters_a_walked_set_leaks_are_still_leaked():
-    # Snapshot: a multi-allocatable device never gives its counters back on backtracking (§6.5).
-    # Walking the All alternative takes m's counter, so "one" cannot get x afterwards; with the
-    # fix (#140431) it can. Skipping the walk would allocate x in both.
+    # Snapshot: a multi-allocatable device never gives its counters back on backtracking
+    # (docs/spec/allocator.md#counter-leaks). Walking the All alternative takes m's counter, so
+    # "one" cannot get x afterwards; with the fix (#140431) it can. Skipping the walk would allocate
+    # x in both.
     counters = slice_("counters", devices=[], count=2, sharedCounters=[{"name": "set", "counters": {"c": {"value": "2"}}}])
     consumes = lambda n: [{"counterSet": "set", "counters": {"c": {"value": str(n)}}}]  # noqa: E731
     devs = slice_("devices", count=2, devices=[

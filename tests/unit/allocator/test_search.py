@@ -23,7 +23,8 @@ def _typed(name, kind):
 
 
 def test_worked_example_backtracking():
-    # §10.8 example 1: r1 takes {d1,d2}, {d1,d3}, then {d2,d3}; r2 then takes d1.
+    # docs/spec/allocator.md#worked-examples example 1: r1 takes {d1,d2}, {d1,d3}, then {d2,d3}; r2
+    # then takes d1.
     slices = [slice_(devices=[_typed("d1", "X"), _typed("d2", "Y"), _typed("d3", "Y")])]
     c = claim(requests=[request("r1", count=2), request("r2", count=1, selectors=['attr("type") == "X"'])])
     out = allocator([device_class()], slices).allocate(NODE, [c])
@@ -80,7 +81,7 @@ def _consumer(name, amount, **extra):
 
 
 def test_counter_combination():
-    # §10.8 example 4.
+    # docs/spec/allocator.md#worked-examples example 4.
     slices = _counter_pool(_consumer("d1", 5), _consumer("d2", 4), _consumer("d3", 4))
     out = allocator([device_class()], slices).allocate(NODE, [claim(requests=[request(count=2)])])
     assert picked(out) == ["req-0:d2", "req-0:d3"]

@@ -5,7 +5,7 @@ the same AST (node kinds, fields, ids, offsets) and the same errors (messages, p
 test_parser_differential.py compares the two. This copy differs from the parser dractl shipped
 before only here: it imports dractl's AST and errors by absolute name, and it builds its lark
 parser without lark's parse-table cache (``cache=True`` pickled it to a predictable file in the
-shared temp directory and unpickled it on the next run; issue #20 item 3).
+shared temp directory and unpickled it on the next run; docs/decisions/0004-own-cel-engine.md).
 
 The grammar is celpy's ``cel.lark`` (cel-python 0.5), patched at load time for the syntax Kubernetes
 enables and celpy lacks: optional field/index selection (``a.?b``, ``m[?k]``), optional list/map

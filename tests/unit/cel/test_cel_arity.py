@@ -1,6 +1,6 @@
 """Every function and method of every library called with wrong arities and wrong argument types
 compiles to the API server's error ("found no matching overload ..."), never an internal error
-(issue #20: ``device.driver.matches()`` was "internal error: IndexError").
+(``device.driver.matches()`` once gave "internal error: IndexError").
 
 The calls are generated from the checker's declaration table (dractl.cel.checker.FUNCS), so a new
 library function is covered without editing this file.

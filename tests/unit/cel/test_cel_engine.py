@@ -57,7 +57,7 @@ def test_results_and_errors_cached_per_expression_and_device_key() -> None:
 
 
 def test_compile_is_lazy_in_matches_only() -> None:
-    # a bad selector only fails when evaluated (allocator-semantics §3.3)
+    # a bad selector only fails when evaluated (docs/spec/allocator.md#lazy-cel-errors)
     e = SelectorEngine(GATES)
     with pytest.raises(CelCompileError):
         e.matches("noSuchVar", GPU)
@@ -66,7 +66,7 @@ def test_compile_is_lazy_in_matches_only() -> None:
 # --- environments --------------------------------------------------------------------------
 
 def test_stored_env_has_includes_and_allow_multiple_allocations_whatever_the_gates() -> None:
-    # allocator-semantics §11.1: the allocator compiles in StoredExpressions
+    # docs/spec/cel.md#environment: the allocator compiles in StoredExpressions
     old = FeatureGates("1.35")
     e = SelectorEngine(old)
     assert e.matches("device.allowMultipleAllocations == false", GPU)
@@ -117,7 +117,8 @@ def test_list_attributes_exposed_in_137() -> None:
 
 
 def test_list_attributes_gated_in_136() -> None:
-    # allocator-semantics §11.9: 1.36 without DRAListTypeAttributes -> unsupported attribute value
+    # docs/spec/cel.md#release-differences: 1.36 without DRAListTypeAttributes -> unsupported
+    # attribute value
     e = SelectorEngine(FeatureGates("1.36", {"DRAListTypeAttributes": False}))
     with pytest.raises(CelRuntimeError, match="attribute names: unsupported attribute value"):
         e.matches('device.driver == "d.example.com"', LISTDEV)
@@ -126,7 +127,8 @@ def test_list_attributes_gated_in_136() -> None:
 
 
 def test_qualified_name_wins_over_unqualified_duplicate() -> None:
-    # allocator-semantics §3.4: upstream is undefined (map order); dractl prefers the qualified one
+    # docs/spec/allocator.md#device-variable: upstream is undefined (map order); dractl prefers the
+    # qualified one
     dev = Dev("dup", "d.example.com", {"x": A("int", 1), "d.example.com/x": A("int", 2)})
     assert SelectorEngine(GATES).matches('device.attributes["d.example.com"].x == 2', dev)
     dev2 = Dev("dup2", "d.example.com", {"d.example.com/x": A("int", 2), "x": A("int", 1)})

@@ -1,5 +1,5 @@
 """The CEL libraries of dractl/cel/libs/ are the one source of the checker's, the evaluator's and
-the cost estimator's tables (issue #14 item 8)."""
+the cost estimator's tables."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ Each row: (expression, device, expected). expected is True/False, ("compile", fr
 upstream's tests use strings.Contains. Every row cites where the expected outcome comes from:
 
   CT:<case>   k8s.io/dynamic-resource-allocation/cel/compile_test.go, test case <case>
-  NOTES:<id>  /work/shared/docs/cel-notes.md section 5, row <id> (results of the reference env)
-  AS:<sect>   /work/shared/docs/allocator-semantics.md section <sect>
+  NOTES:<id>  row <id> of docs/spec/cel.md#conformance (results of the reference environment)
+  docs/spec/... the repository's specification, at that anchor
   STR         cel-go ext/strings.go function docs (strings version 2)
   LST         cel-go ext/lists.go docs (version 3);  K8SLST apiserver/pkg/cel/library/lists.go
   SETS        cel-go ext/sets.go docs;  OPT cel-go optional types (cel/library.go, ext docs)
@@ -36,7 +36,7 @@ D = Dev("dra", DRA, {
     "other.example.com/name": A("bool", True),
 }, {"quantity": Q("1Mi"), "memory": Q("80Gi")})
 
-# cel-notes §5 test device
+# docs/spec/cel.md#conformance test device
 GPU = Dev("gpu", "gpu.example.com", {
     "model": A("string", "A100"),
     "productName": A("string", "NVIDIA A100-SXM4-80GB"),
@@ -78,16 +78,16 @@ ROWS = [
     ('"no-such-domain" in device.attributes', D, False),  # CT:domain-check-negative
     ('"dra.example.com" in device.attributes', D, True),  # CT:domain-check-positive
     ('has(device.attributes["other.example.com"].model)', GPU, False),  # NOTES:A8 (empty map)
-    ('has(device.attributes.foo)', GPU, True),  # AS:3.5 (unknown domain is always "present")
-    ('device.attributes[?"x.example.com"].hasValue()', GPU, True),  # AS:3.5
-    (f'{G}.?nosuch.orValue("none") == "none"', GPU, True),  # NOTES:J1, AS:3.5 safe form
-    (f'"nosuch" in {G}', GPU, False),  # AS:3.5 safe form
-    ('size(device.attributes["x.example.com"]) == 0', GPU, True),  # AS:3.5 default empty map
-    ('device.attributes.size() == 2', GPU, True),  # AS:3.5 (size sees the real domains only)
-    ('device.drivr == "x"', GPU, ("compile", "undefined field 'drivr'")),  # NOTES:B4, AS:3.5
+    ('has(device.attributes.foo)', GPU, True),  # docs/spec/allocator.md#lookups (unknown domain is always "present")
+    ('device.attributes[?"x.example.com"].hasValue()', GPU, True),  # docs/spec/allocator.md#lookups
+    (f'{G}.?nosuch.orValue("none") == "none"', GPU, True),  # NOTES:J1, docs/spec/allocator.md#lookups safe form
+    (f'"nosuch" in {G}', GPU, False),  # docs/spec/allocator.md#lookups safe form
+    ('size(device.attributes["x.example.com"]) == 0', GPU, True),  # docs/spec/allocator.md#lookups default empty map
+    ('device.attributes.size() == 2', GPU, True),  # docs/spec/allocator.md#lookups (size sees the real domains only)
+    ('device.drivr == "x"', GPU, ("compile", "undefined field 'drivr'")),  # NOTES:B4, docs/spec/allocator.md#lookups
     ('device.allowMultipleAllocations == false', D, True),  # CT:allow_multiple_allocations_default
     ('device.allowMultipleAllocations == true', MULTI, True),  # CT:allow_multiple_allocations
-    ('has(device.driver)', D, True),  # AS:11.2 (device is a plain map at runtime)
+    ('has(device.driver)', D, True),  # docs/spec/cel.md#declarations (device is a plain map at runtime)
     ('device.attributes["resource.kubernetes.io"].numaNode == 0', GPU, True),  # NOTES:A4
     (f'{G}["productName"].startsWith("NVIDIA")', GPU, True),  # NOTES:A3
     (f'{G}.exists_one(k, k == "index")', GPU, True),  # NOTES:A10
@@ -99,7 +99,7 @@ ROWS = [
     (f'"quantity" in device.capacity["{DRA}"] && device.capacity["{DRA}"].quantity.isGreaterThan(quantity("1Ki"))',
      D, True),  # CT:check-positive
     ('device.capacity["x.example.com"].memory.isGreaterThan(quantity("1"))', D,
-     ("runtime", "no such key: memory")),  # AS:3.5 missing id inside a domain
+     ("runtime", "no such key: memory")),  # docs/spec/allocator.md#lookups missing id inside a domain
     (f'{D_ATTR}.int > 0', D, True),  # CT:int
     (f'{D_ATTR}.string == "fish"', D, True),  # CT:string
     (f'{D_ATTR}.version.isGreaterThan(semver("0.0.1"))', D, True),  # CT:version
@@ -111,7 +111,7 @@ ROWS = [
     (f'{D_ATTR}.string.exists(x, x == "fish")', D, ("runtime", "got 'types.String', expected iterable type")),  # CT:macro-exists-on-string
     (f'{D_ATTR}.version.exists(x, x.isGreaterThan(semver("0.0.1")))', D,
      ("runtime", "got 'cel.Semver', expected iterable type")),  # CT:macro-exists-on-version
-    (f'{D_ATTR}.string > 0', D, ("runtime", "no such overload")),  # AS:11.5 dyn misuse is a runtime error
+    (f'{D_ATTR}.string > 0', D, ("runtime", "no such overload")),  # docs/spec/cel.md#compile-vs-runtime dyn misuse is a runtime error
     ('device.attributes["x"].y == 1 || true', GPU, True),  # NOTES:B2 (error absorbed by ||)
     ('false && device.attributes["x"].y == 1', GPU, False),  # NOTES:B1
     ('(true ? 1 : device.attributes["x"].y) == 1', GPU, True),  # NOTES:B3
@@ -127,38 +127,38 @@ ROWS = [
     (f'{D_ATTR}.bools.includes(true)', LISTS, True),  # CT:includes-function-on-bool-list-positive
     (f'{D_ATTR}.long.includes("value-48")', LISTS,
      ("runtime", "'includes' function cannot be applied to lists longer than 48 values")),  # CT:includes-function-on-very-long-list-runtime-error
-    ('"abc".includes("b")', D, False),  # AS:11.4.12 (not a substring test)
+    ('"abc".includes("b")', D, False),  # docs/spec/cel.md#lib-includes (not a substring test)
     (f'1 in {D_ATTR}.ints', LISTS, True),  # CT:in-operator-on-list
     (f'{D_ATTR}.names.size() == 2', LISTS, True),  # CT:list-of-string
     (f'{D_ATTR}.versions.all(x, x.isGreaterThan(semver("0.0.1")))', LISTS, True),  # CT:macro-on-list-of-semver
     (f'{D_ATTR}.ints.exists(x, x > 2)', LISTS, True),  # CT:macro-on-list-of-int
     # ---- attribute conversion errors (every selector on the device fails) ------------------
-    ('device.driver == "driver-a"', NOVALUE, ("runtime", "attribute stringAttribute: unsupported attribute value")),  # AS:3.4
-    ('device.driver == "driver-a"', BADVERSION, ("runtime", "attribute v: parse semantic version")),  # AS:3.4
+    ('device.driver == "driver-a"', NOVALUE, ("runtime", "attribute stringAttribute: unsupported attribute value")),  # docs/spec/allocator.md#device-variable
+    ('device.driver == "driver-a"', BADVERSION, ("runtime", "attribute v: parse semantic version")),  # docs/spec/allocator.md#device-variable
     # ---- compile errors -------------------------------------------------------------------
     ('1', D, ("compile", "must evaluate to bool or the unknown type, not int")),  # CT:type-error
     ('?!', D, ("compile", "Syntax error")),  # CT:syntax-error
     ('noSuchVar', D, ("compile", "undeclared reference to 'noSuchVar' (in container '')")),  # conformance invalid-CEL-*
-    ('device.driver > 1', D, ("compile", "found no matching overload for '_>_' applied to '(string, int)'")),  # AS:11.5
-    ('device.driver', D, ("compile", "must evaluate to bool or the unknown type, not string")),  # AS:11.2
-    (f'{D_ATTR}', D, ("compile", "not map(string, dyn)")),  # AS:11.2
-    (f'device.capacity["{DRA}"].memory', D, ("compile", "not kubernetes.Quantity")),  # AS:11.2
-    (f'device.capacity["{DRA}"].memory > quantity("1")', D, ("compile", "found no matching overload for '_>_'")),  # AS:11.4.8 no < > on Quantity
-    ('semver("1.0.0") < semver("2.0.0")', D, ("compile", "found no matching overload for '_<_'")),  # AS:11.4.9
+    ('device.driver > 1', D, ("compile", "found no matching overload for '_>_' applied to '(string, int)'")),  # docs/spec/cel.md#compile-vs-runtime
+    ('device.driver', D, ("compile", "must evaluate to bool or the unknown type, not string")),  # docs/spec/cel.md#declarations
+    (f'{D_ATTR}', D, ("compile", "not map(string, dyn)")),  # docs/spec/cel.md#declarations
+    (f'device.capacity["{DRA}"].memory', D, ("compile", "not kubernetes.Quantity")),  # docs/spec/cel.md#declarations
+    (f'device.capacity["{DRA}"].memory > quantity("1")', D, ("compile", "found no matching overload for '_>_'")),  # docs/spec/cel.md#lib-quantity no < > on Quantity
+    ('semver("1.0.0") < semver("2.0.0")', D, ("compile", "found no matching overload for '_<_'")),  # docs/spec/cel.md#lib-semver
     ('[1, "a"].size() == 2', D, ("compile", "expected type 'int' but found 'string'")),  # NOTES:D2
     ('"abc".reverse() == "cba"', D, ("compile", "found no matching overload for 'reverse'")),  # NOTES:D7 (strings v2)
-    ('noSuchFunc(1)', D, ("compile", "undeclared reference to 'noSuchFunc'")),  # AS:11.5
-    ('quantity("1").sign() == 1', D, ("compile", "found no matching overload for 'sign'")),  # AS:11.4.8 (global-only)
-    ('"x".matches("[")', D, ("compile", "invalid matches argument")),  # AS:11.3 regex literals validated
-    ('1 == "a"', D, ("compile", "found no matching overload for '_==_' applied to '(int, string)'")),  # AS:11.3
+    ('noSuchFunc(1)', D, ("compile", "undeclared reference to 'noSuchFunc'")),  # docs/spec/cel.md#compile-vs-runtime
+    ('quantity("1").sign() == 1', D, ("compile", "found no matching overload for 'sign'")),  # docs/spec/cel.md#lib-quantity (global-only)
+    ('"x".matches("[")', D, ("compile", "invalid matches argument")),  # docs/spec/cel.md#language-options regex literals validated
+    ('1 == "a"', D, ("compile", "found no matching overload for '_==_' applied to '(int, string)'")),  # docs/spec/cel.md#language-options
     # ---- standard library -----------------------------------------------------------------
     ('9223372036854775807 + 1 > 0', D, ("runtime", "integer overflow")),  # NOTES:C1
     ('-9223372036854775808 == -9223372036854775807 - 1', D, True),  # NOTES:C2
     (f'{G}.index / 0 == 0', GPU, ("runtime", "division by zero")),  # NOTES:C3
     (f'{G}.index % 0 == 0', GPU, ("runtime", "modulus by zero")),  # SPEC (cel-go error text)
-    ('1 < 2.5 && 1u < 2 && 2.0 > 1u', D, True),  # NOTES:C4, AS:11.3 cross-type numeric comparisons
+    ('1 < 2.5 && 1u < 2 && 2.0 > 1u', D, True),  # NOTES:C4, docs/spec/cel.md#language-options cross-type numeric comparisons
     (f'{G}.index == 3.0', GPU, True),  # NOTES:C5 heterogeneous equality
-    ('dyn(1) == "1"', D, False),  # AS:11.3 (== across types is false, no error)
+    ('dyn(1) == "1"', D, False),  # docs/spec/cel.md#language-options (== across types is false, no error)
     ('int("42") + 1 == 43 && uint(1) == 1u && double("1.5") == 1.5', D, True),  # NOTES:C6
     (r'"caf\u00e9" == "café" && "\x41" == "A" && "\101" == "A" && r"\n" == "\\n" && size("é") == 1 && size(b"\xc3\xa9") == 2',
      D, True),  # NOTES:D1
@@ -197,13 +197,13 @@ ROWS = [
     ('[{"n": 2}, {"n": 1}].sortBy(e, e.n)[0].n == 1', D, True),  # LST sortBy
     ('lists.range(3) == [0, 1, 2]', D, True),  # LST lists.range
     ('[1, 2].first().value() == 1 && [].last().hasValue() == false', D, True),  # OPT first/last
-    ('[10, 20].all(i, v, v > i) && {"a": 1}.exists(k, v, k == "a" && v == 1)', D, True),  # AS:11.4.6 two-variable comprehensions
-    ('[1, 2].transformList(i, v, v * 2) == [2, 4] && {"a": 1}.transformMap(k, v, v + 1) == {"a": 2}', D, True),  # AS:11.4.6
+    ('[10, 20].all(i, v, v > i) && {"a": 1}.exists(k, v, k == "a" && v == 1)', D, True),  # docs/spec/cel.md#lib-comprehensions two-variable comprehensions
+    ('[1, 2].transformList(i, v, v * 2) == [2, 4] && {"a": 1}.transformMap(k, v, v + 1) == {"a": 2}', D, True),  # docs/spec/cel.md#lib-comprehensions
     ('[1, 2, 3].map(x, x * 2) == [2, 4, 6] && [1, 2, 3].filter(x, x > 1) == [2, 3]', D, True),  # SPEC macros
     # ---- sets -----------------------------------------------------------------------------
     ('sets.contains([1,2,3],[2,3]) && sets.intersects([1],[1,2]) && sets.equivalent([1,2],[2,1,1])', D, True),  # NOTES:G1
     ('sets.contains([1], []) && !sets.intersects([1], [2])', D, True),  # SETS
-    ('sets.contains([dyn(1)], [dyn(1.0)])', D, True),  # AS:11.4.5 numeric cross-type equality
+    ('sets.contains([dyn(1)], [dyn(1.0)])', D, True),  # docs/spec/cel.md numeric cross-type equality
     # ---- regex ----------------------------------------------------------------------------
     (f'{G}.productName.matches("^NVIDIA A100")', GPU, True),  # NOTES:E1
     ('"abc 123".find("[0-9]+") == "123" && "abc".find("[0-9]+") == ""', D, True),  # RGX find
@@ -216,7 +216,7 @@ ROWS = [
     ('!quantity("1.5").isInteger() && quantity("50k").asApproximateFloat() == 50000.0 && sign(quantity("-5")) == -1', D, True),  # NOTES:H2
     ('!isQuantity("200K") && isQuantity("1.3Gi") && !quantity("1Mi").isLessThan(quantity("1M"))', D, True),  # NOTES:H3
     ('quantity("50M").compareTo(quantity("50Mi")) == -1 && quantity("50k").sub(20000) == quantity("30k")', D, True),  # QTY docs examples
-    ('quantity("1.5Gi").isInteger()', D, False),  # cel-notes §7.2 (big-decimal path)
+    ('quantity("1.5Gi").isInteger()', D, False),  # docs/spec/cel.md#lib-quantity (big-decimal path)
     ('quantity("1.5Gi").asInteger() == 1', D, ("runtime", "cannot convert value to integer")),  # QTY asInteger
     ('quantity("200K") == quantity("1")', D, ("runtime", "unable to parse quantity's suffix")),  # QTY parse errors
     ('quantity("abc") == quantity("1")', D, ("runtime", "quantities must match the regular expression")),  # QTY

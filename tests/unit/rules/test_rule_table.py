@@ -654,7 +654,7 @@ CASES = [
          "workloadRef only exists in Kubernetes 1.35", version="1.36", id="workloadref"),
     Case("DRA1911", TAINT_RULE, "kind", "DeviceTaintRule is only served when feature gate "
                                         "DRADeviceTaintRules is enabled", version="1.36"),
-    # -- the 1.37 API (gate on, gate off) and re-checked rules (issue #16 item 5) ------------
+    # -- the 1.37 API (gate on, gate off) and re-checked rules ------------
     Case("DRA1025", derived_claim([{"name": f"derived/a{i}", "expression": "1"} for i in range(33)]),
          EX + ".derivedAttributes", "Too many: 33: must have at most 32 items", gates=DERIVED_ON),
     Case("DRA1026", derived_claim([{"name": "numa", "expression": "1"}], match="numa"),

@@ -1,4 +1,4 @@
-"""The 1.37 API rules and the rules re-checked against upstream validation (issue #16 item 5),
+"""The 1.37 API rules and the rules re-checked against upstream validation,
 beyond the one-failing-manifest-per-code table: severities, what is no longer an error, and the
 follow-up effects of gate dropping."""
 
@@ -24,7 +24,7 @@ def codes(findings):
 
 
 def test_device_toleration_with_empty_key_and_equal_is_valid():
-    # Pod tolerations reject this; validateDeviceToleration does not (issue #16 item 5).
+    # Pod tolerations reject this; validateDeviceToleration does not.
     doc = claim(requests=[{"name": "gpu", "exactly": {
         "deviceClassName": "gpu.example.com",
         "tolerations": [{"key": "", "operator": "Equal", "value": "v", "effect": "NoSchedule"}]}}])

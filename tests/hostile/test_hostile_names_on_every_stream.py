@@ -1,4 +1,4 @@
-"""Issue #20 item 2, per format and per stream: names from the inputs holding terminal controls,
+"""Per format and per stream: names from the inputs holding terminal controls,
 bidi overrides, zero-width and tag characters, or lone surrogates (JSON) reach neither stdout
 nor stderr raw, in any command and any output format."""
 

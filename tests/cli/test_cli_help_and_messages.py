@@ -1,4 +1,5 @@
-"""The smaller items of issue #18 (item 10): each failed before its fix."""
+"""Help text, suggestions for typos, empty runs, names across formats, quiet output: each failed
+before its fix."""
 
 from __future__ import annotations
 

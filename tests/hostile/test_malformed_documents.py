@@ -1,6 +1,7 @@
-"""Issue #20, items 1, 2 and 7, reproduced through the installed entry point (a real process).
+"""Malformed documents through the installed entry point (a real process),
+docs/decisions/0006-hostile-inputs.md.
 
-Every case of the issue is a test: YAML tags with impossible values, wrong types deep in a pod
+Each case is a test: YAML tags with impossible values, wrong types deep in a pod
 or a node, an enum value no enum has, a lone surrogate in a JSON string, ObjectMeta that the API
 server rejects, and a claim with a huge number of requests (peak memory of the spawned process,
 findings bounded). Each run must report a finding at file:line:column on the bad document, go on

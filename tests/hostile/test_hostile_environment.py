@@ -1,4 +1,4 @@
-"""Issue #20, items 4-6 and the deadline: golden files from strangers, signals, closed and full
+"""Golden files from strangers, signals, closed and full
 streams, special files as --config, terminal width, terminal control in stderr.
 
 Everything runs the installed entry point as a real process. Nothing here asserts a wall-clock
